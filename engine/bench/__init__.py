@@ -1,0 +1,65 @@
+"""`bottles bench`: each section lives in its own module here and registers one function.
+
+A section is `run(quick: bool) -> dict` returning figures; `bottles bench` prints them as a table,
+or as JSON with --json. Timing lives here and never in tests.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any, Callable
+
+# section name -> module path; each module defines `run(quick: bool) -> dict[str, Any]`
+SECTIONS: dict[str, str] = {
+    "water": "engine.bench.water",
+    "bodies": "engine.bench.bodies",
+    "scene": "engine.bench.scene",
+    "render": "engine.bench.render",
+}
+DEFAULT = ("water", "bodies", "scene")
+
+
+def _load(name: str) -> Callable[[bool], dict[str, Any]] | None:
+    try:
+        return importlib.import_module(SECTIONS[name]).run
+    except ModuleNotFoundError:
+        return None
+
+
+def _print(name: str, result: dict[str, Any]) -> None:
+    print(f"== {name}")
+    for row in result.get("rows", []):
+        print("  " + "  ".join(f"{k}={_fmt(v)}" for k, v in row.items()))
+    for k, v in result.items():
+        if k != "rows":
+            print(f"  {k}: {_fmt(v)}")
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.only.split(",") if args.only else list(DEFAULT) + (["render"] if args.render else [])
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        print(f"bottles bench: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}",
+              file=sys.stderr)
+        return 2
+    out: dict[str, Any] = {}
+    for name in names:
+        fn = _load(name)
+        if fn is None:
+            out[name] = {"skipped": "not built yet"}
+        else:
+            if not args.json:
+                print(f"running {name} ...", file=sys.stderr, flush=True)
+            out[name] = fn(args.quick)
+        if not args.json:
+            _print(name, out[name])
+    if args.json:
+        json.dump(out, sys.stdout, indent=2)
+        print()
+    return 0

@@ -1,0 +1,142 @@
+"""The level format, as frozen dataclasses. Each field says its type, range, default and meaning."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from engine.levels.fields import Problem, spec
+
+BOUNDARY_KINDS = ("reflective", "absorbing")
+SIDES = ("x_min", "x_max", "z_min", "z_max")
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """What each side of the pool does to waves."""
+    x_min: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at x = 0")
+    x_max: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at x = size_x")
+    z_min: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at z = 0")
+    z_max: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at z = size_z")
+
+    def side(self, name: str) -> str:
+        return getattr(self, name)
+
+
+def _boundary(v: Any, path: str, problems: list[Problem]) -> Boundary | None:
+    """Accept one kind for all sides ("absorbing") or a table per side."""
+    from engine.levels.fields import build, check_value
+    if isinstance(v, str):
+        kind = check_value(v, {"kind": "enum", "choices": BOUNDARY_KINDS}, path, problems)
+        return None if kind is None else Boundary(kind, kind, kind, kind)
+    if isinstance(v, dict):
+        return build(Boundary, v, path, problems)
+    problems.append((path, f'must be "reflective", "absorbing" or a table per side {SIDES} (got {v!r})'))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSpec:
+    size: tuple[float, float] = spec("vec2", default=(2.0, 1.0), min=0.1, max=100.0,
+                                     doc="pool extent along x and z, m")
+    cell: float = spec("float", default=0.02, min=0.002, max=1.0, doc="water grid spacing, m")
+    wall_height: float = spec("float", default=0.6, min=0.01, max=50.0, doc="height of the pool walls, m")
+
+    def check(self) -> list[Problem]:
+        out: list[Problem] = []
+        nx, nz = self.shape
+        if nx < 4 or nz < 4:
+            out.append(("cell", f"gives a {nx} x {nz} grid; need at least 4 cells per side (make cell smaller)"))
+        if nx * nz > 4096 * 4096:
+            out.append(("cell", f"gives {nx} x {nz} cells, more than 4096^2; make cell larger"))
+        return out
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(nx, nz) cells."""
+        return (max(1, round(self.size[0] / self.cell)), max(1, round(self.size[1] / self.cell)))
+
+
+@dataclass(frozen=True, slots=True)
+class BumpSpec:
+    """A smooth mound (or dip, with negative height) on the initial water surface."""
+    center: tuple[float, float] = spec("vec2", doc="(x, z) centre, m")
+    radius: float = spec("float", default=0.1, min=0.0, exclusive_min=True, max=100.0, doc="radius, m")
+    height: float = spec("float", default=0.02, min=-10.0, max=10.0, doc="peak height added to the surface, m")
+
+
+@dataclass(frozen=True, slots=True)
+class WaterSpec:
+    level: float = spec("float", default=0.3, min=0.0, max=50.0, doc="initial surface height above the floor, m")
+    boundary: Boundary = spec("any", default=Boundary(), convert=_boundary,
+                              doc='"reflective", "absorbing", or a table per side')
+    bumps: tuple[BumpSpec, ...] = spec("tables", default=(), cls=BumpSpec, doc="initial surface mounds")
+
+    TOML_NAMES = MappingProxyType({"bump": "bumps"})
+
+
+@dataclass(frozen=True, slots=True)
+class BottleSpec:
+    """A bottle placed by the level at t = 0."""
+    position: tuple[float, float, float] = spec("vec3", doc="centre of mass (x, y, z), m")
+    velocity: tuple[float, float, float] = spec("vec3", default=(0.0, 0.0, 0.0), min=-200, max=200, doc="m/s")
+    angular_velocity: tuple[float, float, float] = spec("vec3", default=(0.0, 0.0, 0.0), min=-500, max=500,
+                                                        doc="rad/s, world frame")
+    orientation: tuple[float, float, float, float] = spec("quat", default=(1.0, 0.0, 0.0, 0.0),
+                                                          doc="quaternion (w, x, y, z); normalised on load")
+    fill: float = spec("float", default=0.0, min=0.0, max=1.0, doc="fraction of the inner volume holding water")
+    sealed: bool = spec("bool", default=True, doc="corked (true) or open (false)")
+    model: str = spec("str", default="bottle", doc="bottle model name in content/models/")
+
+
+@dataclass(frozen=True, slots=True)
+class PhysicsSpec:
+    """Material and coupling constants. Defaults are documented physical or customary values."""
+    water_density: float = spec("float", default=1000.0, min=1.0, max=20000.0, doc="kg/m^3")
+    glass_density: float = spec("float", default=2500.0, min=100.0, max=20000.0, doc="kg/m^3 (soda-lime glass)")
+    glass_strength: float = spec("float", default=1.2, min=0.0, exclusive_min=True, max=1e6,
+                                 doc="impulse that shatters a bottle, N s")
+    restitution: float = spec("float", default=0.35, min=0.0, max=1.0, doc="bounce, 0 (dead) to 1 (elastic)")
+    friction: float = spec("float", default=0.5, min=0.0, max=5.0, doc="Coulomb friction coefficient")
+    drag_coefficient: float = spec("float", default=0.8, min=0.0, max=10.0, doc="C_D (Chentanez & Mueller 2010)")
+    lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L")
+    area_factor: float = spec("float", default=0.9, min=0.0, max=1.0, doc="omega in A_eff = A (omega n.u + 1 - omega)")
+    impact_threshold: float = spec("float", default=0.02, min=0.0, max=1e6,
+                                   doc="smallest contact impulse reported as an Impact event, N s")
+    max_shards: int = spec("int", default=600, min=0, max=100000, doc="oldest shards fade out past this count")
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A validated level. `path` is where it came from (None for levels built in code)."""
+    seed: int = spec("int", default=0, min=0, max=2**63 - 1, doc="seeds every random choice (shatter patterns)")
+    dt: float = spec("float", default=1.0 / 120.0, min=1e-4, max=0.05, doc="fixed physics step, s")
+    gravity: float = spec("float", default=9.81, min=0.0, max=100.0, doc="m/s^2, pointing down (-y)")
+    name: str = spec("str", default="untitled", doc="shown in the game")
+    pool: PoolSpec = spec("table", default=PoolSpec(), cls=PoolSpec)
+    water: WaterSpec = spec("table", default=WaterSpec(), cls=WaterSpec)
+    bottles: tuple[BottleSpec, ...] = spec("tables", default=(), cls=BottleSpec, doc="bottles at t = 0")
+    physics: PhysicsSpec = spec("table", default=PhysicsSpec(), cls=PhysicsSpec)
+    # not from TOML keys directly
+    path: Path | None = None
+    description: str = ""
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    TOML_NAMES = MappingProxyType({"bottle": "bottles"})
+
+    def check(self) -> list[Problem]:
+        out: list[Problem] = []
+        sx, sz = self.pool.size
+        for j, b in enumerate(self.bottles):
+            x, y, z = b.position
+            if not (0.0 <= x <= sx and 0.0 <= z <= sz) or y < 0.0:
+                out.append((f"bottle[{j}].position", f"({x:g}, {y:g}, {z:g}) is outside the pool "
+                            f"(x in [0, {sx:g}], z in [0, {sz:g}], y >= 0)"))
+        for j, bump in enumerate(self.water.bumps):
+            cx, cz = bump.center
+            if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
+                out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
+        if self.water.level > self.pool.wall_height:
+            out.append(("water.level", f"{self.water.level:g} m is above the walls ({self.pool.wall_height:g} m)"))
+        return out

@@ -1,0 +1,278 @@
+"""Simulation: one esper world, the ordered systems, the fixed step, the seeded generator.
+
+The system order is written once, here:
+
+    SIMULATION = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
+
+Mods and the game place further systems by name (`add_system(Wind(), after="StepFluid")`); esper
+priorities are derived from the resulting list, never typed by hand. Drawing is not part of the
+simulation: a renderer reads the state after each step and never writes it, so a headless run and a
+windowed run of the same input produce the same state.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import esper
+import numpy as np
+
+from engine import events as ev
+from engine.bodies import Body, BodyStore
+from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
+from engine.errors import SimulationError
+from engine.levels import Level, load_level
+from engine.systems import CoupleWater, IntegrateBodies, Shatter, StepFluid, System
+
+SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
+
+_world_ids = itertools.count()
+
+
+class OrderError(ValueError):
+    """A system could not be placed: unknown name, duplicate, or a before/after cycle."""
+
+
+class Simulation:
+    """A pool of water with bodies in it, stepped at a fixed dt. See the README for the API."""
+
+    def __init__(self, level: Level | None = None) -> None:
+        self.level = level if level is not None else Level()
+        self.world_name = f"simulation-{next(_world_ids)}"
+        self.dt = float(self.level.dt)
+        self.gravity = float(self.level.gravity)
+        self.time = 0.0
+        self.steps = 0
+        self.rng = np.random.default_rng(self.level.seed)
+        self.events = ev.EventQueue()
+        self.body_store = BodyStore()
+        self.water_in_flight = 0.0      # m^3 of water falling through the air (released above the pool)
+        self.failures: list[str] = []   # human-readable reports of disabled systems and handlers
+        self._systems: list[System] = []
+        self._owners: dict[str, str] = {}  # system name -> mod that added it
+        self._pending_removal: list[str] = []
+        with self._context():
+            esper.clear_database()
+            self.pool_entity = esper.create_entity(Pool(self.level.pool, self.level.water.boundary))
+            self.water_entity = esper.create_entity(WaterGrid.from_level(self.level))
+        for cls in SIMULATION:
+            self.add_system(cls())
+        for spec in self.level.bottles:
+            self.spawn_bottle(spec.position, spec.velocity, spec.angular_velocity, spec.orientation,
+                              fill=spec.fill, sealed=spec.sealed, model=spec.model)
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def from_level(cls, path: str | Path) -> "Simulation":
+        """Load, validate and start a level file (raises LevelError listing every problem)."""
+        return cls(load_level(path))
+
+    def _context(self) -> "_WorldContext":
+        return _WorldContext(self.world_name)
+
+    def close(self) -> None:
+        """Drop this simulation's esper world."""
+        try:
+            esper.delete_world(self.world_name)
+        except Exception:
+            pass
+
+    # -- systems -----------------------------------------------------------------------------
+    def system_names(self) -> list[str]:
+        """Names of the systems in the order they run."""
+        return [s.name for s in self._systems]
+
+    def get_system(self, name: str) -> System:
+        for s in self._systems:
+            if s.name == name:
+                return s
+        raise KeyError(f'no system named "{name}" (systems: {", ".join(self.system_names())})')
+
+    def add_system(self, system: System, *, before: str | None = None, after: str | None = None,
+                   owner: str | None = None) -> System:
+        """Insert `system` into the step, before or after a named system (default: at the end).
+
+        `owner` names the mod that adds it: its errors are then caught, reported and the system
+        disabled, instead of stopping the simulation.
+        """
+        names = self.system_names()
+        who = f'mod "{owner}": ' if owner else ""
+        if not isinstance(system, System):
+            raise OrderError(f"{who}{system!r} is not an engine.systems.System")
+        if system.name in names:
+            raise OrderError(f'{who}a system named "{system.name}" is already in the step')
+        if before is not None and after is not None:
+            raise OrderError(f"{who}give before= or after=, not both")
+        anchor = before if before is not None else after
+        if anchor is not None and anchor not in names:
+            raise OrderError(f'{who}cannot place "{system.name}" relative to unknown system "{anchor}" '
+                             f'(systems: {", ".join(names)})')
+        if before is not None:
+            index = names.index(before)
+        elif after is not None:
+            index = names.index(after) + 1
+        else:
+            index = len(names)
+        system.bind(self)
+        if owner:
+            self._owners[system.name] = owner
+            _guard(system, self, owner)
+        self._systems.insert(index, system)
+        self._sync_processors()
+        return system
+
+    def remove_system(self, name: str) -> None:
+        self._systems.remove(self.get_system(name))
+        self._owners.pop(name, None)
+        self._sync_processors()
+
+    def _sync_processors(self) -> None:
+        """Re-register every processor with priorities derived from the list order."""
+        with self._context():
+            # esper keys processors by type and lets one type shadow another: start from empty
+            esper._processors.clear()  # type: ignore[attr-defined]
+            esper._processors_dict.clear()  # type: ignore[attr-defined]
+            n = len(self._systems)
+            for idx, s in enumerate(self._systems):
+                esper.add_processor(s, priority=n - idx)
+
+    # -- stepping ----------------------------------------------------------------------------
+    def step(self, n: int = 1) -> None:
+        """Advance n fixed steps of `dt`. Events are delivered to subscribers after each step."""
+        for _ in range(int(n)):
+            with self._context():
+                try:
+                    esper.process(self.dt)
+                except SimulationError:
+                    self.events.pending.clear()
+                    raise
+            self.time = (self.steps + 1) * self.dt
+            self.steps += 1
+            while self._pending_removal:
+                self.remove_system(self._pending_removal.pop())
+            self.events.flush(on_error=self._handler_failed)
+
+    def on(self, kind: type, fn: Callable[[Any], Any]) -> None:
+        """Call fn(event) for every event of type `kind` (or a subclass), after the step that made it."""
+        self.events.subscribe(kind, fn)
+
+    def off(self, kind: type, fn: Callable[[Any], Any]) -> None:
+        self.events.unsubscribe(kind, fn)
+
+    def emit(self, event: Any) -> None:
+        """Queue an event (systems call this during a step)."""
+        self.events.emit(event)
+
+    def _handler_failed(self, fn: Callable, event: Any, exc: BaseException) -> None:
+        name = getattr(fn, "__qualname__", repr(fn))
+        self.events.unsubscribe(type(event), fn)
+        for kind, fns in self.events.handlers.items():
+            if fn in fns:
+                fns.remove(fn)
+        msg = f"event handler {name} raised {type(exc).__name__}: {exc}; it has been unsubscribed"
+        self.failures.append(msg)
+
+    # -- the water -----------------------------------------------------------------------------
+    @property
+    def water(self) -> WaterGrid:
+        """The pool's water grid (live arrays)."""
+        with self._context():
+            return esper.component_for_entity(self.water_entity, WaterGrid)
+
+    def total_water(self) -> float:
+        """All water in the simulation, m^3: the pool, water held in bottles, water in flight."""
+        return self.water.volume() + self.body_store.held_water_total() + self.water_in_flight
+
+    # -- bodies --------------------------------------------------------------------------------
+    def spawn_bottle(self, position: Iterable[float], velocity: Iterable[float] = (0, 0, 0),
+                     angular_velocity: Iterable[float] = (0, 0, 0),
+                     orientation: Iterable[float] = (1, 0, 0, 0), fill: float = 0.0,
+                     sealed: bool = True, model: str = "bottle") -> int:
+        """Add a glass bottle; returns its entity id. `fill` is the fraction of its inner volume."""
+        if not 0.0 <= fill <= 1.0:
+            raise ValueError(f"fill must be between 0 and 1 (got {fill})")
+        slot = self.body_store.spawn("bottle", tuple(position), tuple(velocity), tuple(angular_velocity),
+                                     tuple(orientation), fill=fill, inner_volume=6.0e-4)
+        with self._context():
+            e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), self.level.physics.glass_strength))
+        self.emit(ev.Spawned(e, "bottle", self.time))
+        return e
+
+    def body(self, entity: int) -> Body:
+        """Live view of a body's state: position, velocity, orientation, mass, mesh_world() ..."""
+        with self._context():
+            if not esper.entity_exists(entity) or not esper.has_component(entity, BodyRef):
+                raise KeyError(f"entity {entity} is not a body (it may have shattered or been removed)")
+            return self.body_store.view(esper.component_for_entity(entity, BodyRef).slot)
+
+    def bodies(self, kind: str | None = None) -> list[int]:
+        """Entity ids of the live bodies, optionally only one kind ("bottle", "shard", "prop")."""
+        with self._context():
+            out = []
+            for e, ref in esper.get_component(BodyRef):
+                if kind is None or self.body_store.view(ref.slot).kind == kind:
+                    out.append(e)
+            return sorted(out)
+
+    def remove_body(self, entity: int) -> None:
+        """Delete a body and free its slot."""
+        with self._context():
+            ref = esper.component_for_entity(entity, BodyRef)
+            self.body_store.remove(ref.slot)
+            esper.delete_entity(entity, immediate=True)
+
+    # -- state -----------------------------------------------------------------------------
+    def fingerprint(self) -> str:
+        """A hash of the whole simulation state: equal hashes mean bitwise-identical state."""
+        h = hashlib.sha256()
+        w = self.water
+        for a in (w.h, w.bed, w.u, w.w):
+            h.update(np.ascontiguousarray(a).tobytes())
+        st = self.body_store
+        for name in sorted(vars(st)):
+            a = getattr(st, name)
+            if isinstance(a, np.ndarray):
+                h.update(name.encode())
+                h.update(np.ascontiguousarray(a).tobytes())
+        h.update(np.float64(self.time).tobytes())
+        h.update(repr(self.bodies()).encode())
+        return h.hexdigest()
+
+
+class _WorldContext:
+    """Switch esper to one simulation's world for the duration of a block."""
+
+    __slots__ = ("name", "prev")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        self.prev = esper._current_world  # the public alias is not updated by switch_world
+        esper.switch_world(self.name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.prev != self.name:
+            esper.switch_world(self.prev)
+
+
+def _guard(system: System, sim: Simulation, owner: str) -> None:
+    """Wrap a mod's system so that an exception disables it instead of killing the step."""
+    inner = system.process
+
+    def process(dt: float) -> None:
+        try:
+            inner(dt)
+        except SimulationError:
+            raise
+        except Exception as exc:
+            msg = (f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc} '
+                   f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
+            sim.failures.append(msg)
+            sim.emit(ev.ModFailed(owner, msg, sim.time))
+            system.process = lambda dt: None  # type: ignore[method-assign]
+            sim._pending_removal.append(system.name)
+
+    system.process = process  # type: ignore[method-assign]

@@ -1,0 +1,1 @@
+"""The Bottles & Water sandbox: window, input, camera, HUD and the `bottles` command."""

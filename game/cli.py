@@ -1,0 +1,121 @@
+"""`bottles`: play, record, validate, levels, bench. No traceback reaches the user."""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+
+from engine.levels import LevelError, load_level
+from engine.paths import DEFAULT_LEVEL, LEVELS
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    bad = 0
+    for path in args.files:
+        try:
+            load_level(path)
+        except LevelError as exc:
+            bad += 1
+            for line in exc.lines():
+                print(line, file=sys.stderr)
+        else:
+            print(f"{path}: ok")
+    if bad:
+        print(f"{bad} of {len(args.files)} level file(s) have problems", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _cmd_levels(args: argparse.Namespace) -> int:
+    for path in sorted(LEVELS.glob("*.toml")):
+        try:
+            level = load_level(path)
+            desc = level.description or "(no description)"
+        except LevelError as exc:
+            desc = f"BROKEN: {exc.lines()[0]}"
+        print(f"{path.stem:<20} {desc}")
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from game.play import play
+    return play(args)
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    from game.record import record
+    return record(args)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from engine.bench import run
+    return run(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bottles", description="Throw glass bottles into a pool of water.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="open the sandbox on a level (default: the calm pool)")
+    play.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL))
+    play.add_argument("--mod", action="append", default=[], metavar="PATH", help="load a mod (repeatable)")
+    play.add_argument("--size", default="1280x720", help="window size WxH")
+    play.set_defaults(func=_cmd_play)
+
+    rec = sub.add_parser("record", help="render a level headless to a GIF, a PNG or a folder of PNGs")
+    rec.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL))
+    rec.add_argument("--seconds", type=float, default=3.0)
+    rec.add_argument("--out", default="clip.gif", help="clip.gif, frame.png, or a folder/")
+    rec.add_argument("--fps", type=float, default=30.0)
+    rec.add_argument("--size", default="640x360", help="frame size WxH")
+    rec.add_argument("--throw", action="append", default=[], metavar="T:X,Y,Z:VX,VY,VZ[:KIND]",
+                     help="a timed throw (repeatable)")
+    rec.add_argument("--script", default=None, help="TOML file of timed throws")
+    rec.add_argument("--debug", default=None, choices=["depth", "velocity", "bounds"], help="debug view")
+    rec.add_argument("--mod", action="append", default=[], metavar="PATH")
+    rec.set_defaults(func=_cmd_record)
+
+    val = sub.add_parser("validate", help="check level files; exit 1 if any has problems")
+    val.add_argument("files", nargs="+")
+    val.set_defaults(func=_cmd_validate)
+
+    lv = sub.add_parser("levels", help="list the bundled levels")
+    lv.set_defaults(func=_cmd_levels)
+
+    bench = sub.add_parser("bench", help="measure physics (and with --render, drawing) speed")
+    bench.add_argument("--json", action="store_true", help="machine-readable output")
+    bench.add_argument("--render", action="store_true", help="frames per second of the default level")
+    bench.add_argument("--only", default=None, help="comma-separated sections (water, bodies, scene, render)")
+    bench.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    bench.set_defaults(func=_cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except LevelError as exc:
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last line of defence: one clear message, details in a log file
+        log = Path.home() / ".bottles-crash.log"
+        try:
+            log.write_text(traceback.format_exc())
+            where = f" (details in {log})"
+        except OSError:
+            where = ""
+        print(f"bottles {args.command}: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
