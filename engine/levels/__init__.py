@@ -1,6 +1,7 @@
 """Levels: TOML files validated into frozen dataclasses."""
 from engine.levels.loader import LevelError, load_level, parse_level, register_section
-from engine.levels.schema import Boundary, BottleSpec, BumpSpec, Level, PhysicsSpec, PoolSpec, WaterSpec
+from engine.levels.schema import (Boundary, BottleSpec, BumpSpec, CameraSpec, Level, LightSpec, PhysicsSpec,
+                                  PoolSpec, SideSpec, SkySpec, WaterSpec)
 
 __all__ = ["Boundary", "BottleSpec", "BumpSpec", "Level", "LevelError", "PhysicsSpec", "PoolSpec",
-           "WaterSpec", "load_level", "parse_level", "register_section"]
+           "WaterSpec", "SideSpec", "SkySpec", "LightSpec", "CameraSpec", "load_level", "parse_level", "register_section"]

@@ -8,28 +8,63 @@ from typing import Any, Mapping
 
 from engine.levels.fields import Problem, spec
 
-BOUNDARY_KINDS = ("reflective", "absorbing")
+BOUNDARY_KINDS = ("reflective", "absorbing", "inflow", "outflow")
 SIDES = ("x_min", "x_max", "z_min", "z_max")
 
 
 @dataclass(frozen=True, slots=True)
+class SideSpec:
+    """One side of the pool. Inflow pours `rate` m^3/s in across the side; outflow lets water
+    leave freely (an absorbing side that also drains the mean level down to `level`, if given)."""
+    kind: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="what the side does")
+    rate: float = spec("float", default=0.0, min=0.0, max=1000.0, doc="inflow volume rate, m^3/s")
+    level: float = spec("float", default=-1.0, min=-1.0, max=50.0,
+                        doc="outflow: surface height the side drains to, m (-1: pass waves out only)")
+
+    def check(self) -> list[Problem]:
+        if self.kind == "inflow" and self.rate <= 0.0:
+            return [("rate", "an inflow side needs a rate > 0 (m^3/s)")]
+        if self.kind != "inflow" and self.rate != 0.0:
+            return [("rate", f'only an inflow side has a rate (this side is "{self.kind}")')]
+        return []
+
+
+def _side(v: Any, path: str, problems: list[Problem]) -> SideSpec | None:
+    from engine.levels.fields import build, check_value
+    if isinstance(v, str):
+        kind = check_value(v, {"kind": "enum", "choices": BOUNDARY_KINDS}, path, problems)
+        if kind == "inflow":
+            problems.append((path, 'an inflow side needs a table: { kind = "inflow", rate = 0.05 }'))
+            return None
+        return None if kind is None else SideSpec(kind)
+    if isinstance(v, dict):
+        return build(SideSpec, v, path, problems)
+    problems.append((path, f"must be a boundary kind {BOUNDARY_KINDS} or a table (got {v!r})"))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class Boundary:
-    """What each side of the pool does to waves."""
-    x_min: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at x = 0")
-    x_max: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at x = size_x")
-    z_min: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at z = 0")
-    z_max: str = spec("enum", default="reflective", choices=BOUNDARY_KINDS, doc="side at z = size_z")
+    """What each side of the pool does to waves and water."""
+    x_min: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at x = 0")
+    x_max: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at x = size_x")
+    z_min: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at z = 0")
+    z_max: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at z = size_z")
 
     def side(self, name: str) -> str:
+        """The kind of one side ("reflective", "absorbing", "inflow", "outflow")."""
+        return getattr(self, name).kind
+
+    def spec(self, name: str) -> SideSpec:
         return getattr(self, name)
 
 
 def _boundary(v: Any, path: str, problems: list[Problem]) -> Boundary | None:
     """Accept one kind for all sides ("absorbing") or a table per side."""
-    from engine.levels.fields import build, check_value
+    from engine.levels.fields import build
     if isinstance(v, str):
-        kind = check_value(v, {"kind": "enum", "choices": BOUNDARY_KINDS}, path, problems)
-        return None if kind is None else Boundary(kind, kind, kind, kind)
+        side = _side(v, path, problems)
+        return None if side is None else Boundary(side, side, side, side)
     if isinstance(v, dict):
         return build(Boundary, v, path, problems)
     problems.append((path, f'must be "reflective", "absorbing" or a table per side {SIDES} (got {v!r})'))
@@ -108,6 +143,40 @@ class PhysicsSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class SkySpec:
+    """The sky and the sun. Colours are linear RGB in [0, 1]."""
+    zenith: tuple[float, float, float] = spec("vec3", default=(0.25, 0.45, 0.80), min=0.0, max=1.0, doc="colour overhead")
+    horizon: tuple[float, float, float] = spec("vec3", default=(0.80, 0.88, 0.95), min=0.0, max=1.0, doc="colour at the horizon")
+    sun_direction: tuple[float, float, float] = spec("vec3", default=(0.4, 0.8, 0.3), min=-1.0, max=1.0,
+                                                     doc="direction towards the sun (normalised)")
+    sun_color: tuple[float, float, float] = spec("vec3", default=(1.0, 0.95, 0.85), min=0.0, max=10.0, doc="sun light colour")
+
+    def check(self) -> list[Problem]:
+        if sum(c * c for c in self.sun_direction) < 1e-6 or self.sun_direction[1] <= 0.0:
+            return [("sun_direction", "must point upwards (y > 0)")]
+        return []
+
+
+@dataclass(frozen=True, slots=True)
+class LightSpec:
+    """A point light."""
+    position: tuple[float, float, float] = spec("vec3", doc="m")
+    color: tuple[float, float, float] = spec("vec3", default=(1.0, 0.9, 0.7), min=0.0, max=10.0, doc="RGB")
+    intensity: float = spec("float", default=1.0, min=0.0, max=1000.0, doc="scale of color")
+    radius: float = spec("float", default=3.0, min=0.0, exclusive_min=True, max=1000.0, doc="reach, m")
+
+
+@dataclass(frozen=True, slots=True)
+class CameraSpec:
+    """Where the camera starts: it orbits `target` at `distance`, `yaw` and `pitch` (degrees)."""
+    target: tuple[float, float, float] | None = spec("vec3", default=None, doc="m; default: pool centre at water level")
+    distance: float = spec("float", default=-1.0, min=-1.0, max=1000.0, doc="m; -1: fit the pool")
+    yaw: float = spec("float", default=-30.0, min=-360.0, max=360.0, doc="degrees about y")
+    pitch: float = spec("float", default=35.0, min=-89.0, max=89.0, doc="degrees above the horizon")
+    fov: float = spec("float", default=50.0, min=10.0, max=120.0, doc="vertical field of view, degrees")
+
+
+@dataclass(frozen=True, slots=True)
 class Level:
     """A validated level. `path` is where it came from (None for levels built in code)."""
     seed: int = spec("int", default=0, min=0, max=2**63 - 1, doc="seeds every random choice (shatter patterns)")
@@ -118,12 +187,15 @@ class Level:
     water: WaterSpec = spec("table", default=WaterSpec(), cls=WaterSpec)
     bottles: tuple[BottleSpec, ...] = spec("tables", default=(), cls=BottleSpec, doc="bottles at t = 0")
     physics: PhysicsSpec = spec("table", default=PhysicsSpec(), cls=PhysicsSpec)
+    sky: SkySpec = spec("table", default=SkySpec(), cls=SkySpec)
+    lights: tuple[LightSpec, ...] = spec("tables", default=(), cls=LightSpec, doc="up to 4 point lights")
+    camera: CameraSpec = spec("table", default=CameraSpec(), cls=CameraSpec)
     # not from TOML keys directly
     path: Path | None = None
     description: str = ""
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    TOML_NAMES = MappingProxyType({"bottle": "bottles"})
+    TOML_NAMES = MappingProxyType({"bottle": "bottles", "light": "lights"})
 
     def check(self) -> list[Problem]:
         out: list[Problem] = []
@@ -137,6 +209,8 @@ class Level:
             cx, cz = bump.center
             if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
                 out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
+        if len(self.lights) > 4:
+            out.append(("light[4]", f"at most 4 point lights (got {len(self.lights)})"))
         if self.water.level > self.pool.wall_height:
             out.append(("water.level", f"{self.water.level:g} m is above the walls ({self.pool.wall_height:g} m)"))
         return out
