@@ -24,6 +24,7 @@ from engine.bodies import Body, BodyStore
 from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.errors import SimulationError
 from engine.levels import Level, load_level
+from engine.levels.setup import apply_level
 from engine.systems import CoupleWater, IntegrateBodies, Shatter, StepFluid, System
 
 SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
@@ -59,9 +60,7 @@ class Simulation:
             self.water_entity = esper.create_entity(WaterGrid.from_level(self.level))
         for cls in SIMULATION:
             self.add_system(cls())
-        for spec in self.level.bottles:
-            self.spawn_bottle(spec.position, spec.velocity, spec.angular_velocity, spec.orientation,
-                              fill=spec.fill, sealed=spec.sealed, model=spec.model)
+        apply_level(self)
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
