@@ -1,14 +1,139 @@
 """CoupleWater: bodies push the water, the water pushes the bodies."""
 from __future__ import annotations
 
+import esper
+import numpy as np
+
+from engine import events as ev
+from engine.components import BodyRef
+from engine.kernels import coupling
 from engine.systems.base import System
+
+SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 
 
 class CoupleWater(System):
-    """Exchange volume and momentum between bodies and the water (issue 5 fills this in).
+    """Exchange volume and momentum between bodies and the water.
 
-    Reads: BodyStore, WaterGrid. Writes: both. Emits: Splash.
+    Body to water: the covered-height field b (body thickness below the surface in each column)
+    moves water: h += b - b_prev, so the volume a body pushes aside is moved, never destroyed.
+    Water to body: buoyancy (pressure), drag, lift and skin friction per submerged triangle piece,
+    accumulated into BodyStore.force / .torque for the next IntegrateBodies.
+
+    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h, BodyStore.force/torque/submerged.
+    Emits: Splash.
     """
 
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        water = sim.water
+        self.b_prev = np.zeros_like(water.h)
+        self.b_new = np.zeros_like(water.h)
+        self.displaced = 0.0            # m^3 of body volume currently counted in water.h
+        self._packed_models = -1
+        self._pack: tuple = ()
+        self._f = np.zeros((0, 3))
+        self._t = np.zeros((0, 3))
+        self._s = np.zeros(0)
+        self._wet = np.zeros(0)
+        self._was_wet = np.zeros(0, dtype=np.bool_)
+        phys = sim.level.physics
+        self.rho = phys.water_density
+        self.cd = phys.drag_coefficient
+        self.cl = phys.lift_coefficient
+        self.area_factor = phys.area_factor
+        self.c_skin = getattr(phys, "skin_friction", 2.0)   # N s / m^3: laminar skin friction
+
+    def _pack_models(self) -> tuple:
+        store = self.sim.body_store
+        models = store.models
+        if len(models) != self._packed_models:
+            verts = [np.asarray(m.vertices, np.float64) for m in models]
+            tris = [np.asarray(m.triangles, np.int64) for m in models]
+            vert_off = np.zeros(len(models) + 1, np.int64)
+            tri_off = np.zeros(len(models) + 1, np.int64)
+            vert_off[1:] = np.cumsum([len(v) for v in verts])
+            tri_off[1:] = np.cumsum([len(t) for t in tris])
+            radius = np.array([float(np.sqrt((v * v).sum(1).max())) if len(v) else 0.0 for v in verts])
+            self._pack = (np.concatenate(verts) if verts else np.zeros((0, 3)),
+                          np.concatenate(tris) if tris else np.zeros((0, 3), np.int64),
+                          vert_off, tri_off, radius)
+            self._packed_models = len(models)
+        return self._pack
+
+    def _buffers(self, n: int) -> None:
+        if len(self._s) < n:
+            cap = max(n, 2 * len(self._s), 16)
+            self._f = np.zeros((cap, 3))
+            self._t = np.zeros((cap, 3))
+            self._s = np.zeros(cap)
+            self._wet = np.zeros(cap)
+            was = np.zeros(cap, dtype=np.bool_)
+            was[: len(self._was_wet)] = self._was_wet
+            self._was_wet = was
+
     def process(self, dt: float) -> None:
-        return None
+        sim = self.sim
+        store = sim.body_store
+        water = sim.water
+        n = store.n
+        if n == 0 or not len(getattr(store, "models", ())):
+            self._settle(water)
+            return
+        self._buffers(n)
+        verts, tris, vert_off, tri_off, model_radius = self._pack_models()
+        model_id = store.model_id[:n].astype(np.int64)
+        radius = model_radius[model_id]
+        active = store.alive[:n].copy()
+        pos, quat, vel, angvel = store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n]
+        eta = water.bed + water.h
+        coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+                                eta, water.bed, water.dx, self.b_new)
+        self._move_water(water)
+        eta = water.bed + water.h
+        f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
+        coupling.water_to_bodies(verts, tris, vert_off, tri_off, model_id, pos, quat, vel, angvel, radius,
+                                 active, eta, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
+                                 self.cl, self.area_factor, self.c_skin, f, t, s, wet)
+        store.force[:n] += f
+        store.torque[:n] += t
+        store.submerged[:n] = s
+        self._splashes(n, s, vel, pos, active)
+
+    def _settle(self, water) -> None:
+        """No bodies: give back whatever volume they still held aside."""
+        if self.displaced != 0.0:
+            self.b_new[...] = 0.0
+            self._move_water(water)
+
+    def _move_water(self, water) -> None:
+        coupling.displace(water.h, self.b_new, self.b_prev, 1.0)
+        self.b_prev, self.b_new = self.b_new, self.b_prev
+        self.displaced = float(self.b_prev.sum()) * water.dx * water.dx
+
+    def _splashes(self, n: int, s: np.ndarray, vel: np.ndarray, pos: np.ndarray, active: np.ndarray) -> None:
+        wet = (s > 0.0) & active
+        entering = wet & ~self._was_wet[:n] & (vel[:, 1] < -SPLASH_SPEED)
+        self._was_wet[:n] = wet
+        if not entering.any():
+            return
+        slots = {ref.slot: e for e, ref in esper.get_component(BodyRef)}
+        for slot in np.flatnonzero(entering):
+            e = slots.get(int(slot))
+            if e is None:
+                continue
+            speed = float(-vel[slot, 1])
+            self.sim.emit(ev.Splash(e, ev.as_tuple(pos[slot]), speed,
+                                    volume=float(self.sim.body_store.volume[slot]) * min(speed, 10.0) * 0.1,
+                                    time=self.sim.time))
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Arrays a save game must keep to restore this system exactly."""
+        return {"b_prev": self.b_prev.copy(), "was_wet": self._was_wet.copy(),
+                "displaced": np.array(self.displaced)}
+
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        self.b_prev[...] = state["b_prev"]
+        self._was_wet = state["was_wet"].copy()
+        self.displaced = float(state["displaced"])
+        self._packed_models = -1
