@@ -6,6 +6,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from engine.levels.features import (MaterialSpec, ObjectSpec, ObstacleSpec, TerrainSpec, ThrowableSpec,
+                                    WaveMakerSpec, materials_table)
 from engine.levels.fields import Problem, spec
 
 BOUNDARY_KINDS = ("reflective", "absorbing", "inflow", "outflow")
@@ -190,12 +192,23 @@ class Level:
     sky: SkySpec = spec("table", default=SkySpec(), cls=SkySpec)
     lights: tuple[LightSpec, ...] = spec("tables", default=(), cls=LightSpec, doc="up to 4 point lights")
     camera: CameraSpec = spec("table", default=CameraSpec(), cls=CameraSpec)
+    terrain: TerrainSpec = spec("table", default=TerrainSpec(), cls=TerrainSpec, doc="the pool floor")
+    obstacles: tuple[ObstacleSpec, ...] = spec("tables", default=(), cls=ObstacleSpec,
+                                               doc="boxes, pillars, ramps, ledges and walls in the pool")
+    wave_makers: tuple[WaveMakerSpec, ...] = spec("tables", default=(), cls=WaveMakerSpec,
+                                                  doc="paddles and periodic sources")
+    objects: tuple[ObjectSpec, ...] = spec("tables", default=(), cls=ObjectSpec, doc="rigid bodies at t = 0")
+    throwables: tuple[ThrowableSpec, ...] = spec("tables", default=(), cls=ThrowableSpec,
+                                                 doc="what the player may throw (default: a bottle)")
+    materials: Mapping[str, MaterialSpec] | None = spec("any", default=None, convert=materials_table,
+                                                        doc="[materials.NAME] density, restitution, friction")
     # not from TOML keys directly
     path: Path | None = None
     description: str = ""
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    TOML_NAMES = MappingProxyType({"bottle": "bottles", "light": "lights"})
+    TOML_NAMES = MappingProxyType({"bottle": "bottles", "light": "lights", "obstacle": "obstacles",
+                                   "wave_maker": "wave_makers", "object": "objects", "throwable": "throwables"})
 
     def check(self) -> list[Problem]:
         out: list[Problem] = []
@@ -213,4 +226,6 @@ class Level:
             out.append(("light[4]", f"at most 4 point lights (got {len(self.lights)})"))
         if self.water.level > self.pool.wall_height:
             out.append(("water.level", f"{self.water.level:g} m is above the walls ({self.pool.wall_height:g} m)"))
+        from engine.levels.checks import check_contents  # imports the terrain rasteriser
+        out.extend(check_contents(self))
         return out
