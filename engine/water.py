@@ -1,23 +1,34 @@
 """The pool's water: a shallow-water height field on a staggered grid.
 
-PLACEHOLDER scheme (issue 3 replaces the stepping with numba kernels); the API is final.
+The stepping lives in numba kernels (`engine.kernels.shallow_water`, equations in `advance`); this
+module holds the state and the inputs other systems use: `add_volume`, `velocity_at`, the external
+acceleration faces `ax`/`az`, persistent sources (`add_source`) and the level's inflow/outflow sides.
+
+Volume bookkeeping: the scheme moves water between cells in flux form, so the pool's volume changes
+only through explicit sources, and always `volume() == initial volume + source_volume` up to round-off.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.errors import SimulationError
+from engine.kernels import shallow_water as sw
+from engine.kernels.jit import announce_compile
 from engine.levels.schema import Boundary, Level
+
+_SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 
 
 @dataclass(slots=True)
 class WaterGrid:
     """Shallow-water state of one pool. Arrays are (nz, nx), SI units, index [k, i] <-> (z, x).
 
-    Cell (k, i) has its centre at ((i + 0.5) dx, (k + 0.5) dx).
+    Cell (k, i) has its centre at ((i + 0.5) dx, (k + 0.5) dx); u[k, i] is the x face at x = i dx,
+    w[k, i] the z face at z = k dx. h, bed, u, w, ax and az are live arrays: write into them.
     """
     h: NDArray[np.float64]        # depth above the bed, m, (nz, nx)
     bed: NDArray[np.float64]      # bed height, m, (nz, nx)
@@ -28,29 +39,67 @@ class WaterGrid:
     boundary: Boundary = field(default_factory=Boundary)
     ax: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on x faces, cleared each step
     az: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on z faces, cleared each step
-    source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, inflow, outflow)
+    source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, sources, open and inflow sides)
+    # outside surface height of each open (absorbing/outflow) side, x_min, x_max, z_min, z_max, m;
+    # None: the mean initial surface along that side. Waves leave through an open side; the mean
+    # level relaxes towards this one, like a pool opening onto a sea or a drain.
+    open_level: tuple[float, float, float, float] | None = None
+    substeps: int = field(default=0, init=False)  # CFL substeps the last step took
+    _sides: NDArray[np.int64] = field(init=False, repr=False)
+    _side_eta: NDArray[np.float64] = field(init=False, repr=False)
+    _u2: NDArray[np.float64] = field(init=False, repr=False)
+    _w2: NDArray[np.float64] = field(init=False, repr=False)
+    _hn: NDArray[np.float64] = field(init=False, repr=False)
+    _rows: NDArray[np.float64] = field(init=False, repr=False)
+    _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
+    _next_source: int = field(default=1, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.ax is None:
-            self.ax = np.zeros_like(self.u)
-        if self.az is None:
-            self.az = np.zeros_like(self.w)
+        self.h = _f64(self.h, "h")
+        self.bed = _f64(self.bed, "bed")
+        self.u = _f64(self.u, "u")
+        self.w = _f64(self.w, "w")
+        nz, nx = self.h.shape
+        want = {"bed": (nz, nx), "u": (nz, nx + 1), "w": (nz + 1, nx)}
+        for name, shape in want.items():
+            if getattr(self, name).shape != shape:
+                raise ValueError(f"WaterGrid.{name} has shape {getattr(self, name).shape}; a {nz} x {nx} "
+                                 f"grid needs {shape}")
+        self.ax = np.zeros_like(self.u) if self.ax is None else _f64(self.ax, "ax")
+        self.az = np.zeros_like(self.w) if self.az is None else _f64(self.az, "az")
+        self._sides = np.array([_SIDE_CODE[self.boundary.side(s)] for s in sw.SIDE], dtype=np.int64)
+        if self.open_level is None:
+            eta = self.bed + self.h
+            edges = (np.s_[:, 0], np.s_[:, -1], np.s_[0, :], np.s_[-1, :])
+            self.open_level = tuple(_mean_wet_surface(eta[e], self.h[e]) for e in edges)  # type: ignore[assignment]
+        self._side_eta = np.array(self.open_level, dtype=np.float64)
+        self._u2 = np.zeros_like(self.u)
+        self._w2 = np.zeros_like(self.w)
+        self._hn = np.zeros_like(self.h)
+        self._rows = np.zeros((nz + 1, sw.NSTAT))
+        self._sources = {}
 
     @classmethod
     def from_level(cls, level: Level) -> "WaterGrid":
+        """Fill the pool to the level's water level (plus its bumps) over the level's bed."""
         nx, nz = level.pool.shape
         dx = level.pool.cell
-        bed = np.zeros((nz, nx))
         x = (np.arange(nx) + 0.5) * dx
         z = (np.arange(nz) + 0.5) * dx
         X, Z = np.meshgrid(x, z)
+        bed = _initial_bed(level, X, Z)
         eta = np.full((nz, nx), level.water.level)
         for b in level.water.bumps:
             r = np.hypot(X - b.center[0], Z - b.center[1]) / b.radius
             eta += np.where(r < 1.0, b.height * 0.5 * (1.0 + np.cos(np.pi * np.minimum(r, 1.0))), 0.0)
         h = np.maximum(eta - bed, 0.0)
+        boundary = level.water.boundary
+        open_level = []
+        for s in sw.SIDE:
+            spec = boundary.spec(s)
+            open_level.append(spec.level if spec.kind == "outflow" and spec.level >= 0.0 else level.water.level)
         return cls(h=h, bed=bed, u=np.zeros((nz, nx + 1)), w=np.zeros((nz + 1, nx)), dx=dx,
-                   gravity=level.gravity, boundary=level.water.boundary)
+                   gravity=level.gravity, boundary=boundary, open_level=tuple(open_level))  # type: ignore[arg-type]
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -68,13 +117,12 @@ class WaterGrid:
     def velocity_at(self, x: float, z: float) -> tuple[float, float]:
         """Horizontal water velocity (u, w) at a point, bilinear from the faces, m/s."""
         nz, nx = self.shape
-        fx = np.clip(x / self.dx, 0.0, nx)
-        fz = np.clip(z / self.dx - 0.5, 0.0, nz - 1)
-        u = _bilinear(self.u, fz, fx)
-        fx2 = np.clip(x / self.dx - 0.5, 0.0, nx - 1)
-        fz2 = np.clip(z / self.dx, 0.0, nz)
-        w = _bilinear(self.w, fz2, fx2)
-        return float(u), float(w)
+        fi = min(max(x / self.dx, 0.0), nx)
+        fk = min(max(z / self.dx - 0.5, 0.0), nz - 1)
+        u = _bilinear(self.u, fk, fi)
+        fi = min(max(x / self.dx - 0.5, 0.0), nx - 1)
+        fk = min(max(z / self.dx, 0.0), nz)
+        return u, _bilinear(self.w, fk, fi)
 
     def add_volume(self, x: float, z: float, m3: float, radius: float | None = None) -> float:
         """Add (or, negative, remove) water near a point, spread smoothly over nearby cells.
@@ -93,42 +141,97 @@ class WaterGrid:
         zs = (np.arange(k0, k1) + 0.5) * self.dx
         d = np.hypot(xs[None, :] - x, zs[:, None] - z) / r
         wgt = np.maximum(1.0 - d, 0.0) + 1e-12
+        block = self.h[k0:k1, i0:i1]
         if m3 < 0.0:
-            wgt = wgt * (self.h[k0:k1, i0:i1] > 0)
+            wgt = wgt * (block > 0)
             if wgt.sum() == 0.0:
                 return 0.0
         dh = m3 * wgt / (wgt.sum() * self.dx * self.dx)
-        block = self.h[k0:k1, i0:i1]
         new = np.maximum(block + dh, 0.0)
         moved = float((new - block).sum() * self.dx * self.dx)
         block[...] = new
         self.source_volume += moved
         return moved
 
+    def add_source(self, x: float, z: float, radius: float, rate: float) -> int:
+        """Pour `rate` m^3/s in around (x, z) every step (negative: drain) until removed; return a handle."""
+        if not (math.isfinite(rate) and math.isfinite(x) and math.isfinite(z)) or radius <= 0.0:
+            raise ValueError(f"add_source needs a finite point and rate and a radius > 0 "
+                             f"(got x={x}, z={z}, radius={radius}, rate={rate})")
+        handle = self._next_source
+        self._next_source += 1
+        self._sources[handle] = (float(x), float(z), float(radius), float(rate))
+        return handle
+
+    def remove_source(self, handle: int) -> None:
+        """Stop a source made by add_source."""
+        if self._sources.pop(handle, None) is None:
+            raise KeyError(f"no water source with handle {handle} (it may have been removed already)")
+
     def step(self, dt: float, time: float = 0.0) -> None:
-        """Advance by dt (placeholder: linearised, no advection)."""
-        g, dx = self.gravity, self.dx
-        eta = self.bed + self.h
-        self.u[:, 1:-1] += dt * (-g * (eta[:, 1:] - eta[:, :-1]) / dx + self.ax[:, 1:-1])
-        self.w[1:-1, :] += dt * (-g * (eta[1:, :] - eta[:-1, :]) / dx + self.az[1:-1, :])
-        hu = np.where(self.u[:, 1:-1] > 0, self.h[:, :-1], self.h[:, 1:]) * self.u[:, 1:-1]
-        hw = np.where(self.w[1:-1, :] > 0, self.h[:-1, :], self.h[1:, :]) * self.w[1:-1, :]
-        div = np.zeros_like(self.h)
-        div[:, :-1] += hu
-        div[:, 1:] -= hu
-        div[:-1, :] += hw
-        div[1:, :] -= hw
-        self.h -= dt * div / dx
-        self.ax[...] = 0.0
-        self.az[...] = 0.0
-        if not np.isfinite(self.h).all():
-            k, i = np.argwhere(~np.isfinite(self.h))[0]
-            raise SimulationError(f"water depth became NaN at cell (k={k}, i={i}) at t={time:.4f} s")
+        """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway."""
+        self._pour(dt)
+        has_ext = bool(self.ax.any() or self.az.any())
+        with announce_compile(sw.advance, sw._substep, sw._stats):
+            status, k, i, t, n, inflow = sw.advance(
+                self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
+                self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), has_ext,
+                sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
+        self.substeps = n
+        self.source_volume += inflow
+        if has_ext:
+            self.ax[...] = 0.0
+            self.az[...] = 0.0
+        if status != sw.OK:
+            raise SimulationError(self._failure(status, k, i, time + t))
+
+    # -- internals ---------------------------------------------------------------------------
+    def _pour(self, dt: float) -> None:
+        """Apply the persistent sources and the level's inflow sides for one step of dt."""
+        for x, z, radius, rate in self._sources.values():
+            self.add_volume(x, z, rate * dt, radius)
+        for s in sw.SIDE:
+            spec = self.boundary.spec(s)
+            if spec.kind != "inflow" or spec.rate <= 0.0:
+                continue
+            edge = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}[s]
+            cells = self.h[edge]
+            cells += spec.rate * dt / (cells.size * self.dx * self.dx)
+            self.source_volume += spec.rate * dt
+
+    def _failure(self, status: int, k: int, i: int, t: float) -> str:
+        x, z = (i + 0.5) * self.dx, (k + 0.5) * self.dx
+        where = f"at cell (k={k}, i={i}), x={x:.3f} m, z={z:.3f} m, t={t:.4f} s"
+        if status == sw.NOT_FINITE:
+            return (f"water state became NaN or infinite {where}; something wrote a non-finite value into "
+                    f"h, u, w, ax or az, or a force on the water blew up. Check forces applied near that point.")
+        return (f"water speed ran away {where}: it would need more than {sw.MAX_SUBSTEPS} CFL substeps in one "
+                f"step (or exceeds {sw.RUNAWAY:g} m/s). Reduce the external acceleration or sources there, "
+                f"or use a smaller dt.")
 
 
-def _bilinear(a: NDArray, fk: float, fi: float) -> float:
+def _initial_bed(level: Level, X: NDArray[np.float64], Z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Bed height at the cell centres (X, Z), m. Flat for now; terrain comes from the level later."""
+    return np.zeros_like(X)
+
+
+def _f64(a: NDArray, name: str) -> NDArray[np.float64]:
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"WaterGrid.{name} must be a 2-D array (got shape {a.shape})")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _mean_wet_surface(eta: NDArray[np.float64], h: NDArray[np.float64]) -> float:
+    wet = h > sw.DRY
+    return float(eta[wet].mean()) if wet.any() else float("-inf")
+
+
+def _bilinear(a: NDArray[np.float64], fk: float, fi: float) -> float:
     nk, ni = a.shape
-    k0 = int(min(max(np.floor(fk), 0), nk - 1)); i0 = int(min(max(np.floor(fi), 0), ni - 1))
-    k1 = min(k0 + 1, nk - 1); i1 = min(i0 + 1, ni - 1)
-    tk = fk - k0; ti = fi - i0
-    return ((1 - tk) * ((1 - ti) * a[k0, i0] + ti * a[k0, i1]) + tk * ((1 - ti) * a[k1, i0] + ti * a[k1, i1]))
+    k0 = min(max(int(math.floor(fk)), 0), nk - 2)
+    i0 = min(max(int(math.floor(fi)), 0), ni - 2)
+    tk = fk - k0
+    ti = fi - i0
+    return float((1 - tk) * ((1 - ti) * a[k0, i0] + ti * a[k0, i0 + 1])
+                 + tk * ((1 - ti) * a[k0 + 1, i0] + ti * a[k0 + 1, i0 + 1]))
