@@ -1,0 +1,551 @@
+"""The mod API. A mod is a Python module or package with `register(api)`:
+
+    from engine.systems import System
+
+    class Breeze(System):
+        def process(self, dt: float) -> None:
+            self.sim.water.ax[:, 1:-1] += 0.05      # m/s^2 along +x on every inner face
+
+    def register(api):
+        api.add_system(Breeze(), before="StepFluid")
+
+Mods come from the `bottles.mods` entry-point group, from a `mods/` folder next to the level file,
+and from `--mod PATH` (a .py file, a package folder, or a folder of mods). Mods are code: they run
+with the player's rights. Levels are data and never run code.
+
+Loading happens in two phases, because a mod may add a level section that the level then uses:
+`ModSet.load(...)` imports every mod and calls its register(api) (recording its requests), the
+level is parsed, and `ModSet.attach(sim)` places every mod's systems at once: all placement
+requests become one graph with the engine's own order, so unknown names and before/after cycles
+(also across mods) are found before anything runs, and reported naming the mod. A mod that raises
+while loading, in a step, in an event handler or in a HUD line is reported with its name and the
+error and disabled; the simulation goes on. `open_level(level, mods)` does all of it.
+"""
+from __future__ import annotations
+
+import heapq
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from engine import events as ev
+from engine.levels.features import ThrowableSpec
+from engine.levels.fields import build
+from engine.levels.loader import _SECTIONS, load_level, register_section, unregister_section
+from engine.systems.base import System
+
+if TYPE_CHECKING:
+    from engine.world import Simulation
+
+GROUP = "bottles.mods"
+DEFAULT_THROWABLES = (ThrowableSpec(name="bottle"), ThrowableSpec(name="half-full bottle", fill=0.5, sealed=False))
+_SECTION_OWNERS: dict[str, str] = {}  # level section -> mod that added it
+
+
+class ModError(Exception):
+    """A mod asked for something impossible (bad arguments, unknown system, ordering cycle)."""
+
+
+@dataclass(slots=True)
+class SystemRequest:
+    """One add_system call: place `system` before and/or after named systems."""
+    mod: str
+    system: System
+    before: str | None
+    after: str | None
+
+
+@dataclass(slots=True)
+class Mod:
+    """A loaded mod and everything its register(api) asked for."""
+    name: str
+    origin: str                                   # file path, or "entry point NAME"
+    file: Path | None = None                      # where its code lives (for messages, relative models)
+    systems: list[SystemRequest] = field(default_factory=list)
+    handlers: list[tuple[type, Callable[[Any], Any]]] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+    throwables: list[ThrowableSpec] = field(default_factory=list)
+    hud: list[Callable[["Simulation"], str]] = field(default_factory=list)
+    failed: str | None = None                     # why it was disabled
+
+
+class ModAPI:
+    """What register(api) may do. `api.sim` is None while registering, the Simulation afterwards."""
+
+    def __init__(self, mod: Mod, mods: "ModSet") -> None:
+        self._mod = mod
+        self._mods = mods
+
+    @property
+    def name(self) -> str:
+        return self._mod.name
+
+    @property
+    def sim(self) -> "Simulation | None":
+        return self._mods.sim
+
+    def add_system(self, system: System, *, before: str | None = None, after: str | None = None) -> None:
+        """Run `system` every step, before and/or after systems named like "StepFluid" (default: last).
+
+        Engine systems: IntegrateBodies, StepFluid, CoupleWater, Shatter (and WaveMakers in levels
+        that have wave makers); other mods' systems are named by their `name`.
+        """
+        if not isinstance(system, System):
+            raise ModError(f"add_system needs an engine.systems.System instance (got {system!r})")
+        for word, anchor in (("before", before), ("after", after)):
+            if anchor is not None and not isinstance(anchor, str):
+                raise ModError(f"add_system({word}=...) takes a system name (got {anchor!r})")
+        self._mod.systems.append(SystemRequest(self._mod.name, system, before, after))
+
+    def on(self, kind: type, fn: Callable[[Any], Any]) -> None:
+        """Call fn(event) after each step for every event of type `kind` (engine.events.Impact ...)."""
+        if not isinstance(kind, type) or not callable(fn):
+            raise ModError(f"on(kind, fn) needs an event class and a function (got {kind!r}, {fn!r})")
+        self._mod.handlers.append((kind, fn))
+
+    def add_level_section(self, name: str, cls: type) -> None:
+        """Let levels hold `[name]`, validated against the frozen dataclass `cls` (see engine.levels.fields).
+
+        The validated value is `sim.level.extra[name]` (absent when the level has no such section).
+        """
+        owner = _SECTION_OWNERS.get(name)
+        if owner is not None and owner != self._mod.name and name in _SECTIONS:
+            raise ModError(f'level section [{name}] is already added by mod "{owner}"')
+        try:
+            register_section(name, cls)
+        except ValueError as exc:
+            raise ModError(str(exc)) from None
+        _SECTION_OWNERS[name] = self._mod.name
+        self._mod.sections.append(name)
+
+    def add_throwable(self, name: str, kind: str = "bottle", **fields: Any) -> None:
+        """Offer something to throw: kind "bottle" (fill, sealed, model) or "object" (model, density ...)."""
+        problems: list[tuple[str, str]] = []
+        spec = build(ThrowableSpec, dict(name=name, kind=kind, **fields), "throwable", problems)
+        if spec.kind == "object" and spec.model and not problems:
+            from engine.levels.resources import ResourceError, find_model
+            try:
+                find_model(spec.model, self._mod.file)
+            except ResourceError as exc:
+                problems.append(("throwable.model", str(exc)))
+        if problems:
+            raise ModError("add_throwable: " + "; ".join(f"{k}: {m}" for k, m in problems))
+        self._mod.throwables.append(spec)
+
+    def add_hud_line(self, fn: Callable[["Simulation"], str]) -> None:
+        """Show fn(sim) as a line of the game's HUD, refreshed every frame."""
+        if not callable(fn):
+            raise ModError(f"add_hud_line needs a function of the simulation (got {fn!r})")
+        self._mod.hud.append(fn)
+
+    def section(self, name: str, default: Any = None) -> Any:
+        """The level's validated `[name]` section, or `default` when the level has none."""
+        sim = self._mods.sim
+        return default if sim is None else sim.level.extra.get(name, default)
+
+
+# -- finding and importing mods ---------------------------------------------------------------------
+def _entry_points() -> list[Any]:
+    return sorted(importlib.metadata.entry_points(group=GROUP), key=lambda e: e.name)
+
+
+def _mods_in_folder(folder: Path) -> list[Path]:
+    """Mods in a folder: every *.py not starting with "_" and every package (a folder with __init__.py)."""
+    out = [p for p in folder.glob("*.py") if not p.name.startswith("_")]
+    out += [p for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    return sorted(out, key=lambda p: p.name)
+
+
+def _import_path(name: str, path: Path) -> ModuleType:
+    """Import a mod file or package under a private module name (a fresh module every load)."""
+    modname = f"bottles_mod_{name}"
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(modname, path / "__init__.py",
+                                                      submodule_search_locations=[str(path)])
+    else:
+        spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(modname, None)
+        raise
+    return module
+
+
+def _where(exc: BaseException, file: Path | None) -> str:
+    """' (mods/wind.py:12)': the deepest traceback frame inside the mod's own code, if any."""
+    if file is None:
+        return ""
+    root = file if file.is_dir() else file.parent if file.name == "__init__.py" else file
+    best = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        f = Path(frame.filename)
+        if f == root or root in f.parents:
+            best = frame
+    if best is None and isinstance(exc, SyntaxError) and exc.filename:
+        return f" ({exc.filename}:{exc.lineno})"
+    return f" ({best.filename}:{best.lineno})" if best else ""
+
+
+class ModSet:
+    """The mods of one game session: loaded, then attached to a Simulation."""
+
+    def __init__(self) -> None:
+        self.mods: list[Mod] = []
+        self.failures: list[str] = []
+        self.sim: Simulation | None = None
+        self._wrapped: dict[str, list[tuple[type, Callable[[Any], Any]]]] = {}
+        self._requests: dict[str, SystemRequest] = {}
+
+    # -- loading ---------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, paths: Iterable[str | Path] = (), level_path: str | Path | None = None,
+             entry_points: bool = True) -> "ModSet":
+        """Import and register mods: the entry-point group, `mods/` next to the level, then `paths`."""
+        ms = cls()
+        if entry_points:
+            for ep in _entry_points():
+                ms._load_one(ep.name, f"entry point {ep.value}", None, ep.load)
+        if level_path is not None:
+            folder = Path(level_path).parent / "mods"
+            if folder.is_dir():
+                for p in _mods_in_folder(folder):
+                    ms.add_path(p)
+        for p in paths:
+            ms.add_path(Path(p))
+        return ms
+
+    def add_path(self, path: Path) -> None:
+        """Load a mod file, a package folder, or every mod in a plain folder."""
+        if path.is_dir() and not (path / "__init__.py").is_file():
+            for p in _mods_in_folder(path):
+                self.add_path(p)
+            return
+        name = path.stem if path.suffix == ".py" else path.name
+        if not path.exists():
+            self._fail_load(name, str(path), f'mod "{name}": no such file or folder {path} '
+                            "(give a .py file, a package folder, or a folder of mods)")
+            return
+        self._load_one(name, str(path), path.resolve(), lambda: _import_path(name, path))
+
+    def add_module(self, name: str, module: Any, origin: str = "") -> None:
+        """Register an already imported module (or a bare register function) as a mod."""
+        file = getattr(module, "__file__", None)
+        self._load_one(name, origin or f"module {getattr(module, '__name__', name)}",
+                       Path(file).resolve() if file else None, lambda: module)
+
+    def _load_one(self, name: str, origin: str, file: Path | None, importer: Callable[[], Any]) -> None:
+        for other in self.mods:
+            if other.name == name:
+                if other.file is not None and other.file == file:
+                    return  # the same mod found twice (folder and --mod): load it once
+                self._fail_load(name, origin, f'mod "{name}" ({origin}): another mod of that name is '
+                                f"already loaded from {other.origin}; rename one of them")
+                return
+        mod = Mod(name, origin, file)
+        try:
+            module = importer()
+        except BaseException as exc:  # SyntaxError, ImportError, anything the module body raises
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            self.mods.append(mod)
+            self.disable(name, f'mod "{name}" ({origin}): failed to import: {type(exc).__name__}: '
+                         f"{exc}{_where(exc, file)}; the mod is disabled")
+            return
+        register = module if callable(module) and not isinstance(module, ModuleType) else getattr(module, "register", None)
+        self.mods.append(mod)
+        if not callable(register):
+            self.disable(name, f'mod "{name}" ({origin}): has no register(api) function; the mod is disabled')
+            return
+        try:
+            register(ModAPI(mod, self))
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            self.disable(name, f'mod "{name}" ({origin}): register() raised {type(exc).__name__}: {exc}'
+                         f"{_where(exc, file)}; the mod is disabled")
+
+    def _fail_load(self, name: str, origin: str, msg: str) -> None:
+        self.mods.append(Mod(name, origin, failed=msg))
+        self.failures.append(msg)
+
+    # -- state -----------------------------------------------------------------------------------
+    def get(self, name: str) -> Mod:
+        for m in self.mods:
+            if m.name == name:
+                return m
+        raise KeyError(f'no mod named "{name}"')
+
+    @property
+    def active(self) -> list[Mod]:
+        return [m for m in self.mods if m.failed is None]
+
+    def disable(self, name: str, msg: str, report: bool = True) -> None:
+        """Switch a mod off: drop its systems, handlers, sections, throwables and HUD lines; report why.
+
+        `report=False` when the failure was already reported (world.py's guard of a mod's system).
+        """
+        mod = self.get(name)
+        if mod.failed is not None:
+            return
+        mod.failed = msg
+        self.failures.append(msg)
+        for section in mod.sections:
+            if _SECTION_OWNERS.get(section) == name:
+                unregister_section(section)
+                _SECTION_OWNERS.pop(section, None)
+        sim = self.sim
+        if sim is None:
+            return
+        if report:
+            sim.failures.append(msg)
+            sim.emit(ev.ModFailed(name, msg, sim.time))
+        running = set(sim.system_names())
+        for req in mod.systems:
+            n = req.system.name
+            if n in running and sim._owners.get(n) == name and n not in sim._pending_removal:
+                sim.remove_system(n)
+        for kind, fn in self._wrapped.pop(name, []):
+            sim.off(kind, fn)
+
+    def close(self) -> None:
+        """Forget the level sections these mods added (tests and tools that load mods repeatedly)."""
+        for mod in self.mods:
+            for section in mod.sections:
+                if _SECTION_OWNERS.get(section) == mod.name:
+                    unregister_section(section)
+                    _SECTION_OWNERS.pop(section, None)
+
+    # -- attaching ---------------------------------------------------------------------------------
+    def attach(self, sim: "Simulation") -> "ModSet":
+        """Place every mod's systems in `sim` (one graph, all at once) and subscribe its handlers."""
+        if self.sim is not None:
+            raise ModError("these mods are already attached to a simulation")
+        self.sim = sim
+        sim.mods = self  # type: ignore[attr-defined]
+        for mod in self.mods:
+            if mod.failed is not None:
+                sim.failures.append(mod.failed)
+                sim.emit(ev.ModFailed(mod.name, mod.failed, sim.time))
+        sim.on(ev.ModFailed, self._on_mod_failed)
+        order = self._resolve(sim.system_names())
+        base = set(sim.system_names())
+        previous: str | None = None
+        for name in order:
+            if name in base:
+                previous = name
+                continue
+            req = self._requests[name]
+            if self.get(req.mod).failed is not None:
+                continue
+            try:
+                if previous is None:
+                    sim.add_system(req.system, before=sim.system_names()[0], owner=req.mod)
+                else:
+                    sim.add_system(req.system, after=previous, owner=req.mod)
+            except Exception as exc:  # bind() of the mod's system raised
+                self.disable(req.mod, f'mod "{req.mod}": system "{name}" failed to start: '
+                             f"{type(exc).__name__}: {exc}{_where(exc, self.get(req.mod).file)}; the mod is disabled")
+                continue
+            previous = name
+        for mod in self.active:
+            for kind, fn in mod.handlers:
+                wrapped = self._guard_handler(mod.name, kind, fn)
+                self._wrapped.setdefault(mod.name, []).append((kind, wrapped))
+                sim.on(kind, wrapped)
+        return self
+
+    def _on_mod_failed(self, event: ev.ModFailed) -> None:
+        """A mod's system raised and world.py disabled that system: switch off the rest of the mod."""
+        if any(m.name == event.mod for m in self.mods):
+            self.disable(event.mod, event.error, report=False)
+
+    def _guard_handler(self, mod: str, kind: type, fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def handler(event: Any) -> None:
+            try:
+                fn(event)
+            except Exception as exc:
+                name = getattr(fn, "__qualname__", repr(fn))
+                self.disable(mod, f'mod "{mod}": handler {name} for {kind.__name__} raised {type(exc).__name__}: '
+                             f"{exc}{_where(exc, self.get(mod).file)}; the mod is disabled, the simulation goes on")
+        return handler
+
+    def _resolve(self, base: list[str]) -> list[str]:
+        """Order the engine's systems and every active mod's systems; disable mods that cannot be placed."""
+        while True:
+            requests: dict[str, SystemRequest] = {}
+            rejected = False
+            for mod in self.active:
+                names = [r.system.name for r in mod.systems]
+                clash = next((n for n in names if n in base or n in requests or names.count(n) > 1), None)
+                if clash is not None:
+                    owner = "the engine" if clash in base else (f'mod "{requests[clash].mod}"' if clash in requests
+                                                               else "the same mod")
+                    self.disable(mod.name, f'mod "{mod.name}": a system named "{clash}" already exists '
+                                 f"(added by {owner}); give yours another name; the mod is disabled")
+                    rejected = True
+                    break
+                for r in mod.systems:
+                    requests[r.system.name] = r
+            if rejected:
+                continue
+            known = set(base) | set(requests)
+            for r in requests.values():
+                for anchor in (r.before, r.after):
+                    if anchor is not None and anchor not in known:
+                        self.disable(r.mod, f'mod "{r.mod}": cannot place "{r.system.name}" relative to unknown system '
+                                     f'"{anchor}" (systems: {", ".join(sorted(known))}); the mod is disabled')
+                        rejected = True
+                        break
+                if rejected:
+                    break
+            if rejected:
+                continue
+            edges: dict[str, set[str]] = {n: set() for n in known}  # a -> b: a runs before b
+            for a, b in zip(base, base[1:]):
+                edges[a].add(b)
+            for r in requests.values():
+                if r.before is not None:
+                    edges[r.system.name].add(r.before)
+                if r.after is not None:
+                    edges[r.after].add(r.system.name)
+            cycle = _find_cycle(edges, list(base) + list(requests))
+            if cycle is not None:
+                mods = []
+                for n in cycle:
+                    if n in requests and requests[n].mod not in mods:
+                        mods.append(requests[n].mod)
+                culprit = max(mods, key=lambda m: [x.name for x in self.mods].index(m))
+                path = " -> ".join(f'"{n}"' for n in cycle + [cycle[0]])
+                who = ", ".join(f'"{m}"' for m in mods)
+                self.disable(culprit, f'mod "{culprit}": ordering cycle {path} (each runs before the next; '
+                             f"from mod{'s' if len(mods) > 1 else ''} {who}); the mod is disabled")
+                continue
+            self._requests = requests
+            return _topological(edges, base, requests)
+
+
+def _find_cycle(edges: dict[str, set[str]], order: list[str]) -> list[str] | None:
+    """One cycle of the graph as a list of nodes, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> list[str] | None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(edges[n], key=order.index):
+            if state.get(m) == 1:
+                return stack[stack.index(m):]
+            if m not in state:
+                found = visit(m)
+                if found:
+                    return found
+        stack.pop()
+        state[n] = 2
+        return None
+
+    for n in order:
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def _topological(edges: dict[str, set[str]], base: list[str], requests: dict[str, SystemRequest]) -> list[str]:
+    """Kahn's order; among ready systems the one nearest where it asked to be goes first.
+
+    A system asked to run after X wants to sit just after X, one asked before X just before it;
+    ties keep the order the mods were loaded and the requests made.
+    """
+    key: dict[str, float] = {n: float(i) for i, n in enumerate(base)}
+
+    def want(n: str, depth: int = 0) -> float:
+        if n in key:
+            return key[n]
+        r = requests[n]
+        if depth > len(requests) or (r.after is None and r.before is None):
+            key[n] = float(len(base))
+        elif r.after is not None:
+            key[n] = want(r.after, depth + 1) + 1e-3
+        else:
+            key[n] = want(r.before, depth + 1) - 1e-3  # type: ignore[arg-type]
+        return key[n]
+
+    seq = {n: i for i, n in enumerate(list(base) + list(requests))}
+    indegree = {n: 0 for n in edges}
+    for a in edges:
+        for b in edges[a]:
+            indegree[b] += 1
+    ready = [(want(n), seq[n], n) for n, d in indegree.items() if d == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, _, n = heapq.heappop(ready)
+        out.append(n)
+        for m in edges[n]:
+            indegree[m] -= 1
+            if indegree[m] == 0:
+                heapq.heappush(ready, (want(m), seq[m], m))
+    return out
+
+
+# -- the game's entry points ------------------------------------------------------------------------
+def load_mods(sim: "Simulation", paths: Iterable[str | Path] = (), level_path: str | Path | None = None,
+              entry_points: bool = True) -> ModSet:
+    """Load mods and attach them to an existing simulation (their level sections are not in its level;
+    use `open_level` to validate those too)."""
+    if level_path is None and sim.level.path is not None:
+        level_path = sim.level.path
+    return ModSet.load(paths, level_path, entry_points).attach(sim)
+
+
+def open_level(level_path: str | Path, mod_paths: Iterable[str | Path] = (), entry_points: bool = True) -> "Simulation":
+    """Load mods, then the level (mods may add sections to it), then start it with the mods attached.
+
+    Raises LevelError listing every level problem; mod problems are in `sim.failures`.
+    """
+    from engine.world import Simulation
+    mods = ModSet.load(mod_paths, level_path, entry_points)
+    level = load_level(level_path)
+    sim = Simulation(level)
+    mods.attach(sim)
+    return sim
+
+
+def mods_of(sim: "Simulation") -> ModSet | None:
+    return getattr(sim, "mods", None)
+
+
+def throwables(sim: "Simulation") -> list[ThrowableSpec]:
+    """What the player may throw: the level's throwables (or a bottle and a half-full one), then the mods'."""
+    out = list(sim.level.throwables) or list(DEFAULT_THROWABLES)
+    ms = mods_of(sim)
+    for mod in ms.active if ms else ():
+        out.extend(mod.throwables)
+    return out
+
+
+def hud_lines(sim: "Simulation") -> list[str]:
+    """The mods' HUD lines for this frame; a line that raises disables its mod."""
+    ms = mods_of(sim)
+    out: list[str] = []
+    for mod in list(ms.active) if ms else ():
+        for fn in mod.hud:
+            try:
+                out.append(str(fn(sim)))
+            except Exception as exc:
+                ms.disable(mod.name, f'mod "{mod.name}": HUD line raised {type(exc).__name__}: {exc}'
+                           f"{_where(exc, mod.file)}; the mod is disabled")
+                break
+    return out
