@@ -211,8 +211,9 @@ class WaterGrid:
 
 
 def _initial_bed(level: Level, X: NDArray[np.float64], Z: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Bed height at the cell centres (X, Z), m. Flat for now; terrain comes from the level later."""
-    return np.zeros_like(X)
+    """Bed height at the cell centres (X, Z), m: the level's terrain and obstacles (engine/terrain.py)."""
+    from engine.terrain import build_bed
+    return build_bed(level, X, Z)
 
 
 def _f64(a: NDArray, name: str) -> NDArray[np.float64]:
