@@ -1,14 +1,34 @@
-"""Rigid bodies as structure-of-arrays. PLACEHOLDER (issue 4 owns mass properties from meshes,
-collisions, shatter); the `Body` view and `BodyStore` interface are what the rest of the engine uses.
+"""Rigid bodies as structure-of-arrays: one row per slot, models shared, kernels sweep them all.
+
+State per slot (world frame, SI): `pos` centre of mass, `vel`, `quat` (w, x, y, z) body -> world,
+`angvel`; mass properties `mass`, `inv_mass`, `inertia`/`inv_inertia` (3x3 in the body frame,
+about the centre of mass); `volume` enclosed by the outer surface, `held_water`/`inner_volume`
+for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `friction`;
+`kind` (index into KINDS) and `model_id` (index into `models`).
+
+Forces: other systems add into `force` and `torque` (N, N m, world frame, about the centre of
+mass) during a step; IntegrateBodies applies them at the start of the NEXT step (the coupling runs
+after it) and then clears them. So a force added in step n acts over step n + 1.
+
+Models are append-only: a model id never changes meaning (the renderer and the coupling cache
+packed copies by count).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import meshes
+from engine.kernels.rigid import quat_to_matrix
+from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
+
 KINDS = ("bottle", "shard", "prop")
+SHARD_POINTS = 12      # contact points per fragment (farthest-point subset of its vertices)
+PROP_POINTS = 64       # contact points per prop model
 
 
 class BodyStore:
@@ -16,24 +36,68 @@ class BodyStore:
 
     def __init__(self, capacity: int = 64) -> None:
         self.n = 0
-        self._alloc(capacity)
+        self.capacity = 0
         self.free: list[int] = []
+        self.models: list[Model] = []
+        self._model_keys: dict[tuple, int] = {}
+        self._packed_count = -1
+        self._packed: tuple = ()
+        self._alloc(capacity)
 
     def _alloc(self, cap: int) -> None:
-        def grow(name: str, shape: tuple, dtype=np.float64, fill=0.0):
+        def grow(name: str, shape: tuple, dtype=np.float64, fill=0.0) -> None:
             old = getattr(self, name, None)
             new = np.full((cap,) + shape, fill, dtype=dtype)
             if old is not None:
                 new[: len(old)] = old
             setattr(self, name, new)
-        grow("pos", (3,)); grow("vel", (3,)); grow("quat", (4,)); grow("angvel", (3,))
-        grow("mass", ()); grow("volume", ()); grow("held_water", ()); grow("inner_volume", ())
-        grow("alive", (), np.bool_, False); grow("kind", (), np.int8, 0)
+        for name in ("pos", "vel", "angvel", "force", "torque"):
+            grow(name, (3,))
+        grow("quat", (4,))
+        for name in ("mass", "inv_mass", "volume", "held_water", "inner_volume", "submerged",
+                     "restitution", "friction", "radius"):
+            grow(name, ())
+        grow("inertia", (3, 3)); grow("inv_inertia", (3, 3))
+        grow("alive", (), np.bool_, False)
+        grow("kind", (), np.int8, 0)
+        grow("model_id", (), np.int32, 0)
         self.capacity = cap
 
-    def spawn(self, kind: str, position, velocity=(0, 0, 0), angular_velocity=(0, 0, 0),
-              orientation=(1, 0, 0, 0), mass: float = 0.4, volume: float = 1e-3,
-              inner_volume: float = 0.0, fill: float = 0.0) -> int:
+    # -- models --------------------------------------------------------------------------------
+    def add_model(self, model: Model, key: tuple | None = None) -> int:
+        """Register a model (once per key); return its id."""
+        if key is not None and key in self._model_keys:
+            return self._model_keys[key]
+        self.models.append(model)
+        mid = len(self.models) - 1
+        if key is not None:
+            self._model_keys[key] = mid
+        return mid
+
+    def model_for(self, key: tuple) -> int | None:
+        return self._model_keys.get(key)
+
+    def packed(self) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+        """Contact points and primitives of every model, packed for the kernels:
+        (point_start (M+1,), points (P, 3), prim_start (M+1,), prims (Q, 16))."""
+        if self._packed_count != len(self.models):
+            ps = np.zeros(len(self.models) + 1, np.int64)
+            qs = np.zeros(len(self.models) + 1, np.int64)
+            ps[1:] = np.cumsum([len(m.points) for m in self.models])
+            qs[1:] = np.cumsum([len(m.prims) for m in self.models])
+            pts = np.concatenate([m.points for m in self.models]) if self.models else np.zeros((0, 3))
+            prims = np.array([p.pack() for m in self.models for p in m.prims]).reshape(-1, 16)
+            self._packed = (ps, np.ascontiguousarray(pts, np.float64), qs, prims)
+            self._packed_count = len(self.models)
+        return self._packed
+
+    # -- slots ---------------------------------------------------------------------------------
+    def spawn(self, kind: str, model_id: int, props: MassProperties, position: Iterable[float],
+              velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
+              orientation: Iterable[float] = (1, 0, 0, 0), *, volume: float | None = None,
+              held_water: float = 0.0, inner_volume: float = 0.0, restitution: float = 0.35,
+              friction: float = 0.5) -> int:
+        """Fill a free slot (holes first, last freed first) and return it."""
         if self.free:
             s = self.free.pop()
         else:
@@ -41,29 +105,40 @@ class BodyStore:
                 self._alloc(self.capacity * 2)
             s = self.n
             self.n += 1
-        self.pos[s] = position; self.vel[s] = velocity; self.angvel[s] = angular_velocity
-        q = np.asarray(orientation, float); self.quat[s] = q / np.linalg.norm(q)
+        q = np.asarray(tuple(orientation), float)
+        nq = float(np.linalg.norm(q))
+        if not nq > 0.0:
+            raise ValueError(f"orientation quaternion {tuple(q)} has zero length")
+        self.pos[s] = tuple(position); self.vel[s] = tuple(velocity); self.angvel[s] = tuple(angular_velocity)
+        self.quat[s] = q / nq
+        self.force[s] = 0.0; self.torque[s] = 0.0; self.submerged[s] = 0.0
+        self.set_mass(s, props)
+        self.volume[s] = props.volume if volume is None else volume
+        self.held_water[s] = held_water
         self.inner_volume[s] = inner_volume
-        self.held_water[s] = fill * inner_volume
-        self.mass[s] = mass; self.volume[s] = volume
-        self.alive[s] = True; self.kind[s] = KINDS.index(kind)
+        self.restitution[s] = restitution
+        self.friction[s] = friction
+        self.kind[s] = KINDS.index(kind)
+        self.model_id[s] = model_id
+        self.radius[s] = self.models[model_id].radius
+        self.alive[s] = True
         return s
+
+    def set_mass(self, slot: int, props: MassProperties) -> None:
+        self.mass[slot] = props.mass
+        self.inv_mass[slot] = 1.0 / props.mass
+        self.inertia[slot] = props.inertia
+        self.inv_inertia[slot] = np.linalg.inv(props.inertia)
 
     def remove(self, slot: int) -> None:
         self.alive[slot] = False
+        self.vel[slot] = 0.0; self.angvel[slot] = 0.0; self.force[slot] = 0.0; self.torque[slot] = 0.0
+        self.held_water[slot] = 0.0; self.submerged[slot] = 0.0
         self.free.append(slot)
 
     def held_water_total(self) -> float:
-        return float(self.held_water[: self.n][self.alive[: self.n]].sum())
-
-    def step(self, dt: float, gravity: float) -> None:
         n = self.n
-        live = self.alive[:n]
-        self.vel[:n][live, 1] -= gravity * dt
-        self.pos[:n][live] += self.vel[:n][live] * dt
-        below = live & (self.pos[:n, 1] < 0.05)
-        self.pos[:n][below, 1] = 0.05
-        self.vel[:n][below, 1] = np.abs(self.vel[:n][below, 1]) * 0.3
+        return float(self.held_water[:n][self.alive[:n]].sum())
 
     def view(self, slot: int) -> "Body":
         return Body(self, slot)
@@ -71,12 +146,13 @@ class BodyStore:
 
 @dataclass(slots=True)
 class Body:
-    """A live view of one body's state in the store (reads and writes go to the arrays)."""
+    """A live view of one body's state in the store (array properties are writable views)."""
     store: BodyStore
     slot: int
 
     @property
     def position(self) -> NDArray[np.float64]:
+        """Centre of mass, world, m."""
         return self.store.pos[self.slot]
 
     @property
@@ -85,10 +161,12 @@ class Body:
 
     @property
     def orientation(self) -> NDArray[np.float64]:
+        """Quaternion (w, x, y, z), body -> world."""
         return self.store.quat[self.slot]
 
     @property
     def angular_velocity(self) -> NDArray[np.float64]:
+        """rad/s, world frame."""
         return self.store.angvel[self.slot]
 
     @property
@@ -97,6 +175,7 @@ class Body:
 
     @property
     def volume(self) -> float:
+        """m^3 enclosed by the outer surface."""
         return float(self.store.volume[self.slot])
 
     @property
@@ -104,12 +183,149 @@ class Body:
         return KINDS[int(self.store.kind[self.slot])]
 
     @property
+    def model(self) -> Model:
+        return self.store.models[int(self.store.model_id[self.slot])]
+
+    @property
+    def inertia_world(self) -> NDArray[np.float64]:
+        """Inertia tensor about the centre of mass in world axes, R I R^T, kg m^2."""
+        r = quat_to_matrix(self.store.quat[self.slot])
+        return r @ self.store.inertia[self.slot] @ r.T
+
+    @property
+    def angular_momentum(self) -> NDArray[np.float64]:
+        return self.inertia_world @ self.store.angvel[self.slot]
+
+    @property
+    def kinetic_energy(self) -> float:
+        """Translational plus rotational, J."""
+        v, w = self.store.vel[self.slot], self.store.angvel[self.slot]
+        return float(0.5 * self.mass * v @ v + 0.5 * w @ self.inertia_world @ w)
+
+    @property
     def submerged_volume(self) -> float:
-        return 0.0
+        return float(self.store.submerged[self.slot])
 
     @property
     def held_water(self) -> float:
         return float(self.store.held_water[self.slot])
 
+    def to_world(self, p: Sequence[float] | NDArray) -> NDArray[np.float64]:
+        """Body-frame point(s) to world."""
+        r = quat_to_matrix(self.store.quat[self.slot])
+        return np.asarray(p, float) @ r.T + self.store.pos[self.slot]
+
     def mesh_world(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
-        return np.zeros((0, 3)), np.zeros((0, 3), np.int32)
+        """World-space vertices and the triangles of the body's model."""
+        m = self.model
+        return self.to_world(m.vertices), m.triangles
+
+
+# -- building models -------------------------------------------------------------------------
+def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassProperties, *,
+                  prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
+                  meta: dict | None = None) -> Model:
+    """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry."""
+    v = np.asarray(vertices, float) - props.com
+    pts = meshes.farthest_points(v, n_points)
+    if prims is None:
+        prims = (meshes.fit_box(v),)
+    else:
+        prims = tuple(p.shifted(props.com) for p in prims)
+    return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
+                 normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {})
+
+
+def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[float] | None = None,
+                radius: float | None = None, scale: float = 1.0) -> tuple[int, MassProperties]:
+    """Model id and mass properties for "box", "sphere" or an OBJ (a name in content/models/ or a path)."""
+    if model == "box":
+        s = tuple(float(x) for x in (size if size is not None else (0.3, 0.3, 0.3)))
+        key: tuple = ("box", s)
+        v, t = meshes.box(s)
+        prims: tuple[Primitive, ...] | None = (Primitive(BOX, half=tuple(0.5 * x for x in s)),)  # type: ignore[arg-type]
+        name = f"box {s[0]:g}x{s[1]:g}x{s[2]:g}"
+    elif model == "sphere":
+        r = float(radius if radius is not None else 0.1)
+        key = ("sphere", r)
+        v, t = meshes.sphere(r, 2)
+        prims = (Primitive(CAPSULE, radius=r),)
+        name = f"sphere {r:g}"
+    else:
+        path = Path(model)
+        if path.suffix == ".obj" or path.is_absolute():
+            v, t = meshes.load_obj_model(path.stem, path.parent)
+        else:
+            v, t = meshes.load_obj_model(model)
+        v = v * float(scale)
+        key = ("obj", str(model), float(scale))
+        prims = None
+        name = path.stem
+    unit = meshes.mass_properties(v, t, 1.0)
+    mid = store.model_for(key)
+    if mid is None:
+        mid = store.add_model(centred_model(name, v, t, unit, prims=prims), key)
+    return mid, scaled(unit, density)
+
+
+def scaled(unit: MassProperties, density: float) -> MassProperties:
+    """Mass properties of the same solid at another density."""
+    return MassProperties(unit.mass * density, unit.volume, unit.com, unit.inertia * density)
+
+
+def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glass_density: float,
+                 water_density: float) -> tuple[int, MassProperties, MassProperties]:
+    """Model id, whole-body mass properties (glass + held water) and the glass alone, model frame.
+
+    The held water is treated as rigid, settled at the bottom of the cavity along the bottle's axis:
+    it adds mass and lowers the centre of mass. One model per distinct fill.
+    """
+    glass = glass_properties(bs, glass_density)
+    total = glass
+    water = meshes.cavity_water(bs, held_water)
+    if water is not None:
+        total = glass + meshes.mass_properties(*water, water_density)
+    key = ("bottle", bs.name, float(held_water), float(glass_density), float(water_density))
+    mid = store.model_for(key)
+    if mid is None:
+        v, t = bs.outer
+        meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
+        mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=len(v),
+                                            meta=meta), key)
+    return mid, total, glass
+
+
+_glass_cache: dict[tuple, tuple[MassProperties, tuple[MassProperties, ...]]] = {}
+
+
+def fragment_properties(bs: meshes.BottleSet, glass_density: float) -> tuple[MassProperties, ...]:
+    """Mass properties of each fragment (model frame)."""
+    return _glass(bs, glass_density)[1]
+
+
+def glass_properties(bs: meshes.BottleSet, glass_density: float) -> MassProperties:
+    """The whole glass shell: the sum of its fragments (they tile it exactly)."""
+    return _glass(bs, glass_density)[0]
+
+
+def _glass(bs: meshes.BottleSet, rho: float) -> tuple[MassProperties, tuple[MassProperties, ...]]:
+    key = (bs.name, id(bs), rho)
+    if key not in _glass_cache:
+        parts = tuple(meshes.mass_properties(v, t, rho) for v, t in bs.fragments)
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        _glass_cache[key] = (total, parts)
+    return _glass_cache[key]
+
+
+def fragment_model(store: BodyStore, bs: meshes.BottleSet, piece: int, glass_density: float) -> int:
+    """Model id of one fragment (its body frame centred at its own centre of mass)."""
+    key = ("fragment", bs.name, piece, float(glass_density))
+    mid = store.model_for(key)
+    if mid is None:
+        v, t = bs.fragments[piece]
+        props = fragment_properties(bs, glass_density)[piece]
+        mid = store.add_model(centred_model(f"{bs.name}_fragment_{piece}", v, t, props,
+                                            n_points=SHARD_POINTS), key)
+    return mid

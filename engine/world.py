@@ -189,14 +189,54 @@ class Simulation:
                      angular_velocity: Iterable[float] = (0, 0, 0),
                      orientation: Iterable[float] = (1, 0, 0, 0), fill: float = 0.0,
                      sealed: bool = True, model: str = "bottle") -> int:
-        """Add a glass bottle; returns its entity id. `fill` is the fraction of its inner volume."""
+        """Add a glass bottle with its centre of mass at `position`; return its entity id.
+
+        `fill` is the fraction of its inner volume holding water (rigid, settled along the bottle's
+        axis: it adds mass and lowers the centre of mass). `model` names a bottle set in
+        content/models/ (<model>.obj, <model>_fragments.obj, <model>.json).
+        """
+        from engine import bodies as bd
+        from engine.meshes import load_bottle_set
         if not 0.0 <= fill <= 1.0:
             raise ValueError(f"fill must be between 0 and 1 (got {fill})")
-        slot = self.body_store.spawn("bottle", tuple(position), tuple(velocity), tuple(angular_velocity),
-                                     tuple(orientation), fill=fill, inner_volume=6.0e-4)
+        phys = self.level.physics
+        bs = load_bottle_set(model)
+        held = float(fill) * bs.inner_volume
+        mid, props, _ = bd.bottle_model(self.body_store, bs, held, phys.glass_density, phys.water_density)
+        outer = bd.meshes.signed_volume(*bs.outer)
+        slot = self.body_store.spawn("bottle", mid, props, tuple(position), tuple(velocity),
+                                     tuple(angular_velocity), tuple(orientation), volume=outer,
+                                     held_water=held, inner_volume=bs.inner_volume,
+                                     restitution=phys.restitution, friction=phys.friction)
         with self._context():
-            e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), self.level.physics.glass_strength))
+            e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), phys.glass_strength))
         self.emit(ev.Spawned(e, "bottle", self.time))
+        return e
+
+    def spawn_body(self, model: str = "box", density: float = 500.0, position: Iterable[float] = (0, 0, 0),
+                   velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
+                   orientation: Iterable[float] = (1, 0, 0, 0), *, size: Iterable[float] | None = None,
+                   radius: float | None = None, scale: float = 1.0, restitution: float | None = None,
+                   friction: float | None = None) -> int:
+        """Add a rigid prop of uniform `density` (kg/m^3) with its centre of mass at `position`.
+
+        `model`: "box" (edge lengths `size`, m), "sphere" (`radius`, m), the name of a closed OBJ
+        mesh in content/models/ ("crate", "ball") or a path to one, scaled by `scale`.
+        Restitution and friction default to the level's physics.
+        """
+        from engine import bodies as bd
+        if not density > 0.0:
+            raise ValueError(f"density must be > 0 kg/m^3 (got {density})")
+        phys = self.level.physics
+        mid, props = bd.shape_model(self.body_store, str(model), float(density),
+                                    size=None if size is None else tuple(size), radius=radius, scale=scale)
+        slot = self.body_store.spawn("prop", mid, props, tuple(position), tuple(velocity), tuple(angular_velocity),
+                                     tuple(orientation),
+                                     restitution=phys.restitution if restitution is None else float(restitution),
+                                     friction=phys.friction if friction is None else float(friction))
+        with self._context():
+            e = esper.create_entity(BodyRef(slot), Prop(self.body_store.models[mid].name))
+        self.emit(ev.Spawned(e, "prop", self.time))
         return e
 
     def body(self, entity: int) -> Body:
@@ -208,15 +248,14 @@ class Simulation:
 
     def bodies(self, kind: str | None = None) -> list[int]:
         """Entity ids of the live bodies, optionally only one kind ("bottle", "shard", "prop")."""
+        from engine.bodies import KINDS
+        k = None if kind is None else KINDS.index(kind)
+        kinds = self.body_store.kind
         with self._context():
-            out = []
-            for e, ref in esper.get_component(BodyRef):
-                if kind is None or self.body_store.view(ref.slot).kind == kind:
-                    out.append(e)
-            return sorted(out)
+            return sorted(e for e, ref in esper.get_component(BodyRef) if k is None or kinds[ref.slot] == k)
 
     def remove_body(self, entity: int) -> None:
-        """Delete a body and free its slot."""
+        """Delete a body and free its slot (its held water is NOT released: Shatter does that)."""
         with self._context():
             ref = esper.component_for_entity(entity, BodyRef)
             self.body_store.remove(ref.slot)

@@ -1,15 +1,150 @@
 """IntegrateBodies: move every rigid body one fixed step and resolve its contacts."""
 from __future__ import annotations
 
+import math
+
+import esper
+import numpy as np
+
+from engine import events as ev
+from engine.components import BodyRef
+from engine.kernels import contacts, rigid
 from engine.systems.base import System
+
+SLOP = 0.004            # m: contact search distance beyond a body's motion this step
+PENETRATION_SLOP = 0.001  # m: penetration left alone (no push-out bias), keeps resting contact still
+BETA = 0.2              # fraction of deeper penetration removed per step
+MAX_PUSH = 1.0          # m/s: cap on the push-out velocity
+BOUNCE_SPEED = 0.25     # m/s: slower approaches do not bounce (restitution 0): no micro-bounces at rest
+IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting, not impacts
+ITERATIONS = 10         # sequential-impulse sweeps per (sub)step
+MAX_SUBSTEP_TRAVEL = 0.08  # m: substep so that no point moves farther than this per substep
+MAX_SUBSTEPS = 4
 
 
 class IntegrateBodies(System):
-    """Advance all bodies: gravity, Verlet integration, collisions with the pool and each other.
+    """Advance all bodies: gravity and accumulated forces, contacts with the pool (bed height field
+    and walls) and each other, velocity Verlet and quaternion orientation (engine/kernels/rigid.py).
 
-    Reads: BodyRef, Pool. Writes: the BodyStore arrays. Emits: Impact.
+    A step is cut into up to MAX_SUBSTEPS substeps when bodies move fast. Forces and torques that
+    other systems added into the store since the last step act over this whole step, then are
+    cleared. Impacts: the collision impulse of each touching pair summed over the step.
+
+    Reads: BodyStore, BodyRef, WaterGrid.bed, PoolSpec, PhysicsSpec. Writes: the BodyStore arrays.
+    Emits: Impact.
     """
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self._cap_bodies = 0
+        self._contact_cap = 1024
+        self._pair_cap = 256
+        self._alloc_contacts(self._contact_cap)
+        self.pa = np.zeros(self._pair_cap, np.int64)
+        self.pb = np.zeros(self._pair_cap, np.int64)
+        self.last_contacts = 0
+        self.last_substeps = 0
+
+    def _alloc_contacts(self, cap: int) -> None:
+        self._contact_cap = cap
+        self.ca = np.zeros(cap, np.int64); self.cb = np.zeros(cap, np.int64)
+        self.cp = np.zeros((cap, 3)); self.cn = np.zeros((cap, 3)); self.cd = np.zeros(cap)
+        self.jn = np.zeros(cap); self.vn0 = np.zeros(cap)
+        self.ia = np.zeros(cap, np.int64); self.ib = np.zeros(cap, np.int64)
+        self.ij = np.zeros(cap); self.ip = np.zeros((cap, 3)); self.inn = np.zeros((cap, 3))
+
+    def _body_scratch(self, cap: int) -> None:
+        if cap > self._cap_bodies:
+            self._cap_bodies = cap
+            self.vel0 = np.zeros((cap, 3)); self.angvel0 = np.zeros((cap, 3)); self.vel_pre = np.zeros((cap, 3))
+            self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
+            self.margin = np.zeros(cap); self.toi = np.zeros(cap)
 
     def process(self, dt: float) -> None:
         sim = self.sim
-        sim.body_store.step(dt, sim.gravity)
+        st = sim.body_store
+        n = st.n
+        if n == 0 or not st.alive[:n].any():
+            return
+        self._body_scratch(st.capacity)
+        phys = sim.level.physics
+        water = sim.water
+        bed = water.bed
+        bed_max = float(bed.max())
+        size_x, size_z = (float(s) for s in sim.level.pool.size)
+        pt_start, pts, prim_start, prims = st.packed()
+        # substeps from the fastest point this step (after the gravity kick)
+        travel = rigid.max_travel(n, st.alive, st.vel, st.angvel, st.radius, dt) + sim.gravity * dt * dt
+        subs = min(MAX_SUBSTEPS, max(1, math.ceil(travel / MAX_SUBSTEP_TRAVEL)))
+        h = dt / subs
+        runs: list[tuple[np.ndarray, ...]] = []
+        total_contacts = 0
+        for _ in range(subs):
+            rigid.kick(n, st.alive, st.vel, st.angvel, st.quat, st.force, st.torque, st.inv_mass,
+                       st.inertia, st.inv_inertia, sim.gravity, h, self.vel0, self.angvel0, self.rot, self.inv_iw)
+            contacts.margins(n, st.alive, st.vel, st.angvel, st.radius, h, SLOP, self.margin)
+            nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, prim_start, prims)
+            total_contacts += nc
+            self.vel_pre[:n] = st.vel[:n]
+            self.toi[:n] = -1.0
+            if nc:
+                contacts.solve(nc, self.ca, self.cb, self.cp, self.cn, self.cd, st.pos, st.vel, st.angvel,
+                               st.inv_mass, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
+                               BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.jn, self.vn0, self.toi)
+                m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.jn, self.vn0, IMPACT_SPEED,
+                                     self.ia, self.ib, self.ij, self.ip, self.inn)
+                if m:
+                    runs.append((self.ia[:m].copy(), self.ib[:m].copy(), self.ij[:m].copy(),
+                                 self.ip[:m].copy(), self.inn[:m].copy()))
+            rigid.drift(n, st.alive, st.pos, st.vel, self.vel0, self.vel_pre, st.quat, st.angvel,
+                        st.inertia, st.inv_inertia, self.toi, h)
+        st.force[:n] = 0.0
+        st.torque[:n] = 0.0
+        self.last_contacts = total_contacts
+        self.last_substeps = subs
+        if runs:
+            self._emit_impacts(runs, phys.impact_threshold)
+
+    def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, prim_start, prims) -> int:
+        while True:
+            nc = contacts.detect_static(n, st.alive, st.pos, self.rot, st.radius, self.margin, st.model_id,
+                                        pt_start, pts, bed, bed_max, dx, size_x, size_z,
+                                        self.ca, self.cb, self.cp, self.cn, self.cd, 0)
+            npairs = contacts.broad_phase(n, st.alive, st.pos, st.radius, self.margin, self.pa, self.pb)
+            if npairs > self._pair_cap:
+                self._pair_cap = 2 * npairs
+                self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
+                continue
+            if npairs:
+                nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, self.margin, st.model_id,
+                                           pt_start, pts, prim_start, prims,
+                                           self.ca, self.cb, self.cp, self.cn, self.cd, nc)
+            if nc > self._contact_cap:
+                self._alloc_contacts(2 * nc)
+                continue
+            return nc
+
+    def _emit_impacts(self, runs: list[tuple[np.ndarray, ...]], threshold: float) -> None:
+        """Sum each pair's collision impulse over the substeps and emit one Impact per pair."""
+        a = np.concatenate([r[0] for r in runs]); b = np.concatenate([r[1] for r in runs])
+        j = np.concatenate([r[2] for r in runs])
+        p = np.concatenate([r[3] for r in runs]); nn = np.concatenate([r[4] for r in runs])
+        order = np.lexsort((b, a))
+        a, b, j, p, nn = a[order], b[order], j[order], p[order], nn[order]
+        starts = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])])
+        J = np.add.reduceat(j, starts)
+        P = np.add.reduceat(p, starts, axis=0) / J[:, None]
+        N = np.add.reduceat(nn, starts, axis=0)
+        N /= np.maximum(np.linalg.norm(N, axis=1, keepdims=True), 1e-300)
+        hit = np.flatnonzero(J > threshold)
+        if not len(hit):
+            return
+        entity = {ref.slot: e for e, ref in esper.get_component(BodyRef)}
+        t = self.sim.time
+        for k in hit:
+            ea = entity.get(int(a[starts[k]]))
+            if ea is None:
+                continue
+            sb = int(b[starts[k]])
+            eb = entity.get(sb, -1) if sb >= 0 else -1
+            self.sim.emit(ev.Impact(ea, eb, float(J[k]), ev.as_tuple(P[k]), ev.as_tuple(N[k]), t))

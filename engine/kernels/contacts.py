@@ -1,0 +1,400 @@
+"""Contacts: detection against the pool and between bodies, and a sequential-impulse solver.
+
+Serial numba kernels, so that a step replays bitwise. Geometry (all world frame, m):
+- A body's contact POINTS are a subset of its model's vertices (engine/bodies.py chooses them).
+- Static: each point against the bed height field (bilinear between cell centres, normal from its
+  gradient; a ledge one cell wide is seen as a steep ramp) and the four walls x = 0, x = size_x,
+  z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing can leave the pool.
+- Bodies: broad phase by sort and sweep along x of bounding spheres grown by each body's motion
+  this step; narrow phase tests the points of each body against the convex PRIMITIVES (capsules,
+  oriented boxes) of the other, both ways. Edge-edge contacts between boxes are not seen.
+Every candidate within a speculative margin d < (|v| + |w| r) dt + slop becomes a contact with
+separation d (negative: penetration) and normal n pointing from b to a (b = -1: static).
+
+Solver (Catto's sequential impulses with accumulated clamping), per contact, relative velocity
+v_rel = (v_a + w_a x r_a) - (v_b + w_b x r_b), v_n = v_rel . n:
+    j_n = -(v_n - v_target) / (1/m_a + 1/m_b + (r_a x n) I_a^-1 (r_a x n) + (r_b x n) I_b^-1 (r_b x n))
+(the 3D form of the seed's eq. 11), accumulated j_n >= 0, Coulomb friction |j_t| <= mu j_n.
+Targets: touching and approaching faster than `bounce_speed`: v_target = -e v_n0 (restitution);
+a gap d > 0 that this step's approach closes (d + v_n0 dt < 0, fast): the contact is treated as
+hit at time tau = d / -v_n0 (time of impact: the body moves to it with its old velocity, then on
+with the new one); a slower gap: v_target = -d / dt (speculative: approach but never cross, which
+is what stops tunnelling); penetration deeper than `slop`: push out at beta (-d - slop) / dt.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CAPSULE, BOX = 0, 1
+
+
+@njit(cache=True)
+def bed_height(bed, dx, x, z):
+    """Bed height at (x, z) bilinear between cell centres, and its slopes (d/dx, d/dz)."""
+    nz, nx = bed.shape
+    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
+    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
+    i0 = min(int(fx), nx - 1); k0 = min(int(fz), nz - 1)
+    i1 = min(i0 + 1, nx - 1); k1 = min(k0 + 1, nz - 1)
+    tx = fx - i0; tz = fz - k0
+    b00 = bed[k0, i0]; b01 = bed[k0, i1]; b10 = bed[k1, i0]; b11 = bed[k1, i1]
+    h = (1 - tz) * ((1 - tx) * b00 + tx * b01) + tz * ((1 - tx) * b10 + tx * b11)
+    gx = ((1 - tz) * (b01 - b00) + tz * (b11 - b10)) / dx
+    gz = ((1 - tx) * (b10 - b00) + tx * (b11 - b01)) / dx
+    return h, gx, gz
+
+
+@njit(cache=True)
+def margins(n, alive, vel, angvel, radius, dt, slop, out):
+    """Speculative margin per body: how far any of its points can move this step, plus slop, m."""
+    for i in range(n):
+        if alive[i]:
+            v = np.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2)
+            w = np.sqrt(angvel[i, 0] ** 2 + angvel[i, 1] ** 2 + angvel[i, 2] ** 2)
+            out[i] = (v + w * radius[i]) * dt + slop
+        else:
+            out[i] = 0.0
+
+
+@njit(cache=True)
+def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd):
+    if count < cap:
+        ca[count] = a; cb[count] = b
+        cp[count, 0] = p[0]; cp[count, 1] = p[1]; cp[count, 2] = p[2]
+        cn[count, 0] = nx; cn[count, 1] = ny; cn[count, 2] = nz
+        cd[count] = d
+    return count + 1
+
+
+@njit(cache=True)
+def detect_static(n, alive, pos, rot, radius, margin, model_id, pt_start, pts, bed, bed_max, dx,
+                  size_x, size_z, ca, cb, cp, cn, cd, count):
+    """Append contacts of every body's points with the bed and the walls; return the new count."""
+    cap = ca.shape[0]
+    p = np.empty(3)
+    for i in range(n):
+        if not alive[i]:
+            continue
+        r, m = radius[i], margin[i]
+        floor = pos[i, 1] - r < bed_max + m
+        wx0 = pos[i, 0] - r < m
+        wx1 = pos[i, 0] + r > size_x - m
+        wz0 = pos[i, 2] - r < m
+        wz1 = pos[i, 2] + r > size_z - m
+        if not (floor or wx0 or wx1 or wz0 or wz1):
+            continue
+        R = rot[i]
+        mid = model_id[i]
+        for k in range(pt_start[mid], pt_start[mid + 1]):
+            for c in range(3):
+                p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
+            if floor:
+                h, gx, gz = bed_height(bed, dx, p[0], p[2])
+                inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
+                d = (p[1] - h) * inv
+                if d < m:
+                    count = _push(count, cap, i, -1, p, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd)
+            if wx0 and p[0] < m:
+                count = _push(count, cap, i, -1, p, 1.0, 0.0, 0.0, p[0], ca, cb, cp, cn, cd)
+            if wx1 and size_x - p[0] < m:
+                count = _push(count, cap, i, -1, p, -1.0, 0.0, 0.0, size_x - p[0], ca, cb, cp, cn, cd)
+            if wz0 and p[2] < m:
+                count = _push(count, cap, i, -1, p, 0.0, 0.0, 1.0, p[2], ca, cb, cp, cn, cd)
+            if wz1 and size_z - p[2] < m:
+                count = _push(count, cap, i, -1, p, 0.0, 0.0, -1.0, size_z - p[2], ca, cb, cp, cn, cd)
+    return count
+
+
+@njit(cache=True)
+def broad_phase(n, alive, pos, radius, margin, pa, pb):
+    """Candidate pairs (a < b) whose grown bounding spheres overlap: sort and sweep along x.
+
+    Returns the number of pairs (may exceed the buffer size: grow and call again).
+    """
+    cap = pa.shape[0]
+    idx = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if alive[i]:
+            idx[m] = i
+            m += 1
+    idx = idx[:m]
+    lo = np.empty(m)
+    for j in range(m):
+        i = idx[j]
+        lo[j] = pos[i, 0] - radius[i] - margin[i]
+    order = np.argsort(lo, kind="mergesort")
+    count = 0
+    for s in range(m):
+        i = idx[order[s]]
+        hi = pos[i, 0] + radius[i] + margin[i]
+        for t in range(s + 1, m):
+            if lo[order[t]] > hi:
+                break
+            j = idx[order[t]]
+            rr = radius[i] + margin[i] + radius[j] + margin[j]
+            dx = pos[i, 0] - pos[j, 0]; dy = pos[i, 1] - pos[j, 1]; dz = pos[i, 2] - pos[j, 2]
+            if dx * dx + dy * dy + dz * dz < rr * rr:
+                if count < cap:
+                    pa[count] = min(i, j); pb[count] = max(i, j)
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _point_vs_prims(l, prims, q0, q1):
+    """Signed distance of a local point to the union of primitives q0..q1 and the outward normal
+    (local frame) of the nearest one."""
+    best = 1e300
+    bn0 = 0.0; bn1 = 1.0; bn2 = 0.0
+    for q in range(q0, q1):
+        pr = prims[q]
+        if pr[15] == CAPSULE:
+            ax, ay, az = pr[0], pr[1], pr[2]
+            ex, ey, ez = pr[3] - ax, pr[4] - ay, pr[5] - az
+            ll = ex * ex + ey * ey + ez * ez
+            s = 0.0
+            if ll > 0.0:
+                s = ((l[0] - ax) * ex + (l[1] - ay) * ey + (l[2] - az) * ez) / ll
+                s = min(max(s, 0.0), 1.0)
+            dx = l[0] - ax - s * ex; dy = l[1] - ay - s * ey; dz = l[2] - az - s * ez
+            dist = np.sqrt(dx * dx + dy * dy + dz * dz)
+            d = dist - pr[6]
+            if d < best:
+                best = d
+                if dist > 1e-12:
+                    bn0, bn1, bn2 = dx / dist, dy / dist, dz / dist
+                else:
+                    bn0, bn1, bn2 = 0.0, 1.0, 0.0
+        else:
+            # box: centre pr[0:3], axes rows pr[3:12], half extents pr[12:15]
+            qx = l[0] - pr[0]; qy = l[1] - pr[1]; qz = l[2] - pr[2]
+            u0 = pr[3] * qx + pr[4] * qy + pr[5] * qz
+            u1 = pr[6] * qx + pr[7] * qy + pr[8] * qz
+            u2 = pr[9] * qx + pr[10] * qy + pr[11] * qz
+            h0, h1, h2 = pr[12], pr[13], pr[14]
+            o0 = u0 - min(max(u0, -h0), h0)
+            o1 = u1 - min(max(u1, -h1), h1)
+            o2 = u2 - min(max(u2, -h2), h2)
+            out = np.sqrt(o0 * o0 + o1 * o1 + o2 * o2)
+            if out > 0.0:
+                d = out
+                m0, m1, m2 = o0 / out, o1 / out, o2 / out
+            else:
+                g0, g1, g2 = h0 - abs(u0), h1 - abs(u1), h2 - abs(u2)
+                m0 = 0.0; m1 = 0.0; m2 = 0.0
+                if g0 <= g1 and g0 <= g2:
+                    d = -g0; m0 = 1.0 if u0 >= 0.0 else -1.0
+                elif g1 <= g2:
+                    d = -g1; m1 = 1.0 if u1 >= 0.0 else -1.0
+                else:
+                    d = -g2; m2 = 1.0 if u2 >= 0.0 else -1.0
+            if d < best:
+                best = d
+                bn0 = m0 * pr[3] + m1 * pr[6] + m2 * pr[9]
+                bn1 = m0 * pr[4] + m1 * pr[7] + m2 * pr[10]
+                bn2 = m0 * pr[5] + m1 * pr[8] + m2 * pr[11]
+    return best, bn0, bn1, bn2
+
+
+@njit(cache=True)
+def _points_vs_body(a, b, sign, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
+                    pa_, pb_, ca, cb, cp, cn, cd, count):
+    """Points of body a against the primitives of body b; contacts are stored as (pa_, pb_) with the
+    normal pointing from pb_ to pa_ (sign flips it when a is the pair's second body)."""
+    cap = ca.shape[0]
+    Ra, Rb = rot[a], rot[b]
+    ma, mb = model_id[a], model_id[b]
+    q0, q1 = prim_start[mb], prim_start[mb + 1]
+    p = np.empty(3); l = np.empty(3)
+    for k in range(pt_start[ma], pt_start[ma + 1]):
+        for c in range(3):
+            p[c] = pos[a, c] + Ra[c, 0] * pts[k, 0] + Ra[c, 1] * pts[k, 1] + Ra[c, 2] * pts[k, 2]
+        for c in range(3):
+            l[c] = Rb[0, c] * (p[0] - pos[b, 0]) + Rb[1, c] * (p[1] - pos[b, 1]) + Rb[2, c] * (p[2] - pos[b, 2])
+        d, n0, n1, n2 = _point_vs_prims(l, prims, q0, q1)
+        if d < m:
+            wx = Rb[0, 0] * n0 + Rb[0, 1] * n1 + Rb[0, 2] * n2
+            wy = Rb[1, 0] * n0 + Rb[1, 1] * n1 + Rb[1, 2] * n2
+            wz = Rb[2, 0] * n0 + Rb[2, 1] * n1 + Rb[2, 2] * n2
+            count = _push(count, cap, pa_, pb_, p, sign * wx, sign * wy, sign * wz, d, ca, cb, cp, cn, cd)
+    return count
+
+
+@njit(cache=True)
+def detect_pairs(npairs, pa, pb, pos, rot, margin, model_id, pt_start, pts, prim_start, prims,
+                 ca, cb, cp, cn, cd, count):
+    """Append contacts for each candidate pair: points of a vs shapes of b, and b vs a."""
+    for s in range(npairs):
+        a, b = pa[s], pb[s]
+        m = margin[a] + margin[b]
+        count = _points_vs_body(a, b, 1.0, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
+                                a, b, ca, cb, cp, cn, cd, count)
+        count = _points_vs_body(b, a, -1.0, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
+                                a, b, ca, cb, cp, cn, cd, count)
+    return count
+
+
+@njit(cache=True)
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(cache=True)
+def _inv_k(ima, imb, Ia, Ib, ra, rb, d, has_b):
+    """1 / (1/m_a + 1/m_b + (r_a x d) I_a^-1 (r_a x d) + (r_b x d) I_b^-1 (r_b x d))."""
+    c0, c1, c2 = _cross(ra[0], ra[1], ra[2], d[0], d[1], d[2])
+    k = ima
+    for i in range(3):
+        ci = (c0, c1, c2)[i]
+        k += ci * (Ia[i, 0] * c0 + Ia[i, 1] * c1 + Ia[i, 2] * c2)
+    if has_b:
+        c0, c1, c2 = _cross(rb[0], rb[1], rb[2], d[0], d[1], d[2])
+        k += imb
+        for i in range(3):
+            ci = (c0, c1, c2)[i]
+            k += ci * (Ib[i, 0] * c0 + Ib[i, 1] * c1 + Ib[i, 2] * c2)
+    return 1.0 / k
+
+
+@njit(cache=True)
+def _apply(i, P0, P1, P2, r, sgn, vel, angvel, inv_mass, inv_iw):
+    im = inv_mass[i] * sgn
+    vel[i, 0] += im * P0; vel[i, 1] += im * P1; vel[i, 2] += im * P2
+    t0, t1, t2 = _cross(r[0], r[1], r[2], P0, P1, P2)
+    I = inv_iw[i]
+    angvel[i, 0] += sgn * (I[0, 0] * t0 + I[0, 1] * t1 + I[0, 2] * t2)
+    angvel[i, 1] += sgn * (I[1, 0] * t0 + I[1, 1] * t1 + I[1, 2] * t2)
+    angvel[i, 2] += sgn * (I[2, 0] * t0 + I[2, 1] * t1 + I[2, 2] * t2)
+
+
+@njit(cache=True)
+def _rel_vel(a, b, ra, rb, vel, angvel):
+    w = angvel[a]
+    c0, c1, c2 = _cross(w[0], w[1], w[2], ra[0], ra[1], ra[2])
+    v0 = vel[a, 0] + c0; v1 = vel[a, 1] + c1; v2 = vel[a, 2] + c2
+    if b >= 0:
+        w = angvel[b]
+        c0, c1, c2 = _cross(w[0], w[1], w[2], rb[0], rb[1], rb[2])
+        v0 -= vel[b, 0] + c0; v1 -= vel[b, 1] + c1; v2 -= vel[b, 2] + c2
+    return v0, v1, v2
+
+
+@njit(cache=True)
+def solve(nc, ca, cb, cp, cn, cd, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
+          iterations, bounce_speed, beta, slop, max_push, jn, vn0, toi):
+    """Resolve all contacts by sequential impulses (see the module docstring); writes the
+    accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
+    toi per body (-1: untouched; else the time into the step of its first impulse, s)."""
+    ra = np.zeros((nc, 3)); rb = np.zeros((nc, 3))
+    t1 = np.zeros((nc, 3)); t2 = np.zeros((nc, 3))
+    kn = np.zeros(nc); k1 = np.zeros(nc); k2 = np.zeros(nc)
+    target = np.zeros(nc); tau = np.zeros(nc); mu = np.zeros(nc)
+    jt1 = np.zeros(nc); jt2 = np.zeros(nc)
+    zero3 = np.zeros((3, 3))
+    for c in range(nc):
+        a, b = ca[c], cb[c]
+        n = cn[c]
+        for k in range(3):
+            ra[c, k] = cp[c, k] - pos[a, k]
+            rb[c, k] = cp[c, k] - pos[b, k] if b >= 0 else 0.0
+        # tangent basis
+        if abs(n[0]) < 0.57735:
+            u0, u1, u2 = _cross(n[0], n[1], n[2], 1.0, 0.0, 0.0)
+        else:
+            u0, u1, u2 = _cross(n[0], n[1], n[2], 0.0, 1.0, 0.0)
+        un = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+        t1[c, 0], t1[c, 1], t1[c, 2] = u0 / un, u1 / un, u2 / un
+        t2[c, 0], t2[c, 1], t2[c, 2] = _cross(n[0], n[1], n[2], t1[c, 0], t1[c, 1], t1[c, 2])
+        has_b = b >= 0
+        Ib = inv_iw[b] if has_b else zero3
+        imb = inv_mass[b] if has_b else 0.0
+        kn[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], n, has_b)
+        k1[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], t1[c], has_b)
+        k2[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], t2[c], has_b)
+        e = restitution[a]
+        mu[c] = friction[a]
+        if has_b:
+            e = max(e, restitution[b])
+            mu[c] = np.sqrt(friction[a] * friction[b])
+        v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
+        vn = v0 * n[0] + v1 * n[1] + v2 * n[2]
+        vn0[c] = vn
+        d = cd[c]
+        tau[c] = 0.0
+        if d > 0.0:
+            if vn < -bounce_speed and d + vn * dt < 0.0:
+                tau[c] = d / -vn
+                target[c] = -e * vn
+            else:
+                target[c] = -d / dt
+        else:
+            t = -e * vn if vn < -bounce_speed else 0.0
+            push = min(beta * (-d - slop) / dt, max_push)
+            target[c] = max(t, push)
+        jn[c] = 0.0
+    for _ in range(iterations):
+        for c in range(nc):
+            a, b = ca[c], cb[c]
+            n = cn[c]
+            v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
+            vn = v0 * n[0] + v1 * n[1] + v2 * n[2]
+            new = max(jn[c] + kn[c] * (target[c] - vn), 0.0)
+            dj = new - jn[c]
+            jn[c] = new
+            if dj != 0.0:
+                _apply(a, dj * n[0], dj * n[1], dj * n[2], ra[c], 1.0, vel, angvel, inv_mass, inv_iw)
+                if b >= 0:
+                    _apply(b, dj * n[0], dj * n[1], dj * n[2], rb[c], -1.0, vel, angvel, inv_mass, inv_iw)
+            lim = mu[c] * jn[c]
+            v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
+            n1 = jt1[c] - k1[c] * (v0 * t1[c, 0] + v1 * t1[c, 1] + v2 * t1[c, 2])
+            n2 = jt2[c] - k2[c] * (v0 * t2[c, 0] + v1 * t2[c, 1] + v2 * t2[c, 2])
+            mag = np.sqrt(n1 * n1 + n2 * n2)
+            if mag > lim:
+                s = lim / mag if mag > 0.0 else 0.0
+                n1 *= s; n2 *= s
+            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+            jt1[c] = n1; jt2[c] = n2
+            if d1 != 0.0 or d2 != 0.0:
+                P0 = d1 * t1[c, 0] + d2 * t2[c, 0]
+                P1 = d1 * t1[c, 1] + d2 * t2[c, 1]
+                P2 = d1 * t1[c, 2] + d2 * t2[c, 2]
+                _apply(a, P0, P1, P2, ra[c], 1.0, vel, angvel, inv_mass, inv_iw)
+                if b >= 0:
+                    _apply(b, P0, P1, P2, rb[c], -1.0, vel, angvel, inv_mass, inv_iw)
+    for c in range(nc):
+        if jn[c] > 0.0:
+            for i in (ca[c], cb[c]):
+                if i >= 0:
+                    toi[i] = tau[c] if toi[i] < 0.0 else min(toi[i], tau[c])
+
+
+@njit(cache=True)
+def impacts(nc, ca, cb, cp, cn, jn, vn0, min_speed, out_a, out_b, out_j, out_p, out_n):
+    """Sum the normal impulse of each (a, b) run of contacts that were approaching faster than
+    min_speed (collisions, not resting contact); impulse-weighted point and normal. Returns the
+    number of runs written."""
+    m = 0
+    c = 0
+    while c < nc:
+        a, b = ca[c], cb[c]
+        J = 0.0
+        p0 = p1 = p2 = 0.0
+        q0 = q1 = q2 = 0.0
+        e = c
+        while e < nc and ca[e] == a and cb[e] == b:
+            if vn0[e] < -min_speed and jn[e] > 0.0:
+                j = jn[e]
+                J += j
+                p0 += j * cp[e, 0]; p1 += j * cp[e, 1]; p2 += j * cp[e, 2]
+                q0 += j * cn[e, 0]; q1 += j * cn[e, 1]; q2 += j * cn[e, 2]
+            e += 1
+        if J > 0.0:
+            out_a[m] = a; out_b[m] = b; out_j[m] = J
+            out_p[m, 0] = p0; out_p[m, 1] = p1; out_p[m, 2] = p2   # impulse-weighted sums
+            out_n[m, 0] = q0; out_n[m, 1] = q1; out_n[m, 2] = q2
+            m += 1
+        c = e
+    return m
