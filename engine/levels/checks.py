@@ -65,8 +65,8 @@ def check_contents(level: "Level") -> list[Problem]:
             out.append((f"{key}.position", f"({wm.position[0]:g}, {wm.position[1]:g}) is outside the pool"))
         if wm.side is not None:
             across = sx if wm.side in ("x_min", "x_max") else sz
-            if (wm.width or 0.15) >= across / 2:
-                out.append((f"{key}.width", f"{wm.width or 0.15:g} m is half the pool or more; keep the paddle zone narrow"))
+            if (wm.width or 0.3) >= across / 2:
+                out.append((f"{key}.width", f"{wm.width or 0.3:g} m is half the pool or more; keep the paddle zone narrow"))
             if wm.span is not None and wm.span[1] > _side_length(wm.side, size) + 1e-9:
                 out.append((f"{key}.span", f"ends at {wm.span[1]:g} m, beyond side {wm.side}"))
 

@@ -141,8 +141,8 @@ _WAVE_KEYS = {
 class WaveMakerSpec:
     """Something that makes waves with a period.
 
-    paddle: a piston along one side moving `stroke` m back and forth, pushing the water within
-    `width` of that side (momentum only: volume is conserved). source: a spring at `position` that
+    paddle: a piston along one side moving `stroke` m back and forth, steering the water within
+    `width` of that side (it moves water but adds none: volume is conserved). source: a spring at `position` that
     breathes in and out, peak `rate` m^3/s, so over each period it adds and removes the same volume.
     """
     kind: str = spec("enum", choices=tuple(_WAVE_KEYS), doc="paddle | source")
@@ -153,7 +153,7 @@ class WaveMakerSpec:
     stroke: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=10.0,
                                 doc="paddle: peak-to-peak travel, m")
     width: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=100.0,
-                               doc="paddle: depth of the pushed zone, m (0.15)")
+                               doc="paddle: depth of the pushed zone, m (0.3)")
     span: tuple[float, float] | None = spec("vec2", default=None, min=0.0, max=100.0,
                                             doc="paddle: from and to along its side, m (whole side)")
     position: tuple[float, float] | None = spec("vec2", default=None, doc="source: (x, z), m")

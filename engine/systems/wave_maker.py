@@ -19,20 +19,24 @@ def _smoothstep(x: float) -> float:
 class WaveMakers(System):
     """Push the water with every wave maker of the level; runs before StepFluid.
 
-    paddle (a piston wave maker): the water within `width` of its side moves with the paddle,
-        U(t) = (stroke / 2) omega cos(omega t + phase),
-    given as the face acceleration a = (U(t + dt) - U(t)) / dt in WaterGrid.ax / .az, so it adds
-    momentum but no volume. In shallow water a piston makes waves of height H ~ k h stroke
-    (Dean & Dalrymple, ch. 6). source: adds rate(t) dt with rate = R sin(omega t + phase) near a
-    point through WaterGrid.add_volume, which counts it in source_volume; over a period the net
-    volume is zero (less what could not be taken from cells that ran dry).
+    paddle (a piston wave maker): the water within `width` of its side is steered towards the
+    paddle's motion U(t) = (stroke / 2) omega cos(omega t + phase), ramping linearly from the wall
+    (at rest) to full at `width`, by the face acceleration a = (U profile - u) / tau (tau = 2 dt)
+    in WaterGrid.ax / .az. That moves water but adds none. A body force alone would mostly be
+    balanced by a surface slope a / g; steering the velocity makes the zone act as a piston, whose
+    waves in shallow water have height H ~ stroke omega h / c = k h stroke (Dean & Dalrymple, ch. 6).
+    source: adds rate(t) dt with rate = R sin(omega t + phase) near a point through
+    WaterGrid.add_volume, which counts it in source_volume; over a period the net volume is zero
+    (less what could not be taken from cells that ran dry).
 
-    Reads: the level's wave makers, sim.time. Writes: WaterGrid ax, az, h. Emits: nothing.
+    Reads: the level's wave makers, sim.time, WaterGrid u, w. Writes: WaterGrid ax, az, h.
+    Emits: nothing.
     """
 
     def __init__(self, makers: Sequence[WaveMakerSpec]) -> None:
         self.makers = tuple(makers)
-        self.masks: list[tuple[str, np.ndarray, float]] = []  # (array name, face mask, inward sign)
+        # per maker: (velocity array name, face mask, inward sign, profile 0..1 on the masked faces)
+        self.masks: list[tuple[str, np.ndarray, float, np.ndarray]] = []
 
     def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().bind(sim)
@@ -40,32 +44,39 @@ class WaveMakers(System):
         dx = float(w.dx)
         nz, nx = w.h.shape
         size = (nx * dx, nz * dx)
-        self.masks = [self._paddle_mask(m, nx, nz, dx, size) if m.kind == "paddle" else ("", np.zeros(0), 0.0)
-                      for m in self.makers]
+        self.masks = [self._paddle_mask(m, nx, nz, dx, size) if m.kind == "paddle"
+                      else ("", np.zeros(0, bool), 0.0, np.zeros(0)) for m in self.makers]
         params = inspect.signature(w.add_volume).parameters
         self._radius_kw = "radius" in params
 
     @staticmethod
     def _paddle_mask(m: WaveMakerSpec, nx: int, nz: int, dx: float,
-                     size: tuple[float, float]) -> tuple[str, np.ndarray, float]:
-        """Interior faces within `width` of the paddle's side, over its span."""
-        width = m.width if m.width is not None else 0.15
-        width = max(width, dx)  # at least one face row
+                     size: tuple[float, float]) -> tuple[str, np.ndarray, float, np.ndarray]:
+        """Interior faces within `width` of the paddle's side, over its span, and their profile."""
+        width = m.width if m.width is not None else 0.3
+        width = max(width, 2.0 * dx)  # at least two face rows
         if m.side in ("x_min", "x_max"):
-            fx = np.arange(nx + 1) * dx              # x of u faces
+            f = np.arange(nx + 1) * dx               # x of u faces
             along = (np.arange(nz) + 0.5) * dx       # z of u-face rows
-            near = fx <= width if m.side == "x_min" else fx >= size[0] - width
-            near[[0, -1]] = False                    # the walls themselves stay closed
-            lo, hi = m.span if m.span is not None else (0.0, size[1])
-            rows = (along >= lo) & (along <= hi)
-            return "ax", rows[:, None] & near[None, :], 1.0 if m.side == "x_min" else -1.0
-        fz = np.arange(nz + 1) * dx
-        along = (np.arange(nx) + 0.5) * dx
-        near = fz <= width if m.side == "z_min" else fz >= size[1] - width
-        near[[0, -1]] = False
-        lo, hi = m.span if m.span is not None else (0.0, size[0])
-        cols = (along >= lo) & (along <= hi)
-        return "az", near[:, None] & cols[None, :], 1.0 if m.side == "z_min" else -1.0
+            length = size[1]
+            depth = f if m.side == "x_min" else size[0] - f
+        else:
+            f = np.arange(nz + 1) * dx
+            along = (np.arange(nx) + 0.5) * dx
+            length = size[0]
+            depth = f if m.side == "z_min" else size[1] - f
+        near = depth <= width + 1e-9
+        near[[0, -1]] = False                        # the walls themselves stay closed
+        lo, hi = m.span if m.span is not None else (0.0, length)
+        across = (along >= lo) & (along <= hi)
+        sign = 1.0 if m.side in ("x_min", "z_min") else -1.0
+        if m.side in ("x_min", "x_max"):
+            mask = across[:, None] & near[None, :]
+            profile = np.broadcast_to(depth[None, :] / width, mask.shape)[mask]
+            return "u", mask, sign, profile
+        mask = near[:, None] & across[None, :]
+        profile = np.broadcast_to(depth[:, None] / width, mask.shape)[mask]
+        return "w", mask, sign, profile
 
     @staticmethod
     def _envelope(m: WaveMakerSpec, t: float) -> float:
@@ -84,10 +95,12 @@ class WaveMakers(System):
     def process(self, dt: float) -> None:
         w = self.sim.water
         t = self.sim.time
-        for m, (name, mask, sign) in zip(self.makers, self.masks):
+        for m, (name, mask, sign, profile) in zip(self.makers, self.masks):
             if m.kind == "paddle":
-                a = (self.paddle_velocity(m, t + dt) - self.paddle_velocity(m, t)) / dt
-                getattr(w, name)[mask] += sign * a
+                target = sign * self.paddle_velocity(m, t + dt) * profile
+                vel = getattr(w, name)
+                acc = w.ax if name == "u" else w.az
+                acc[mask] += (target - vel[mask]) / (2.0 * dt)
             else:
                 # midpoint of the step: the exact integral of a sine to second order
                 volume = self.source_rate(m, t + 0.5 * dt) * dt
