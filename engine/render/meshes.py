@@ -1,0 +1,250 @@
+"""Mesh builders in pure numpy (no GL): the pool, a lathed bottle, shards, debug lines.
+
+Vertex arrays are float32 and interleaved; each builder documents its layout. World units are
+metres, y up, the pool floor at y = 0 and its corner at x = z = 0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+F32 = np.float32
+
+# (radius, y) of the outer glass surface, bottom to lip, in the body frame (origin near the centre
+# of mass). Height 0.28 m, body diameter 7.6 cm: a 0.5-0.7 L bottle.
+BOTTLE_PROFILE: tuple[tuple[float, float], ...] = (
+    (0.0, -0.118), (0.030, -0.120), (0.036, -0.116), (0.038, -0.108), (0.038, 0.040), (0.036, 0.060),
+    (0.028, 0.085), (0.017, 0.105), (0.014, 0.118), (0.014, 0.150), (0.016, 0.152), (0.016, 0.160),
+    (0.012, 0.162),
+)
+GLASS_THICKNESS = 0.003
+
+
+def crest_diagonal(eta: ArrayLike) -> NDArray[np.bool_]:
+    """Return, per quad of the height grid, True where the quad splits along (i,j)-(i+1,j+1).
+
+    That diagonal is chosen when eta[i,j] + eta[i+1,j+1] > eta[i+1,j] + eta[i,j+1]: it follows the
+    crest, which reduces artefacts (Chentanez & Mueller 2010). Arrays are indexed [k, i] (z, x).
+    This is the numpy reference of what shaders/water.geom does.
+    """
+    e = np.asarray(eta, float)
+    return (e[:-1, :-1] + e[1:, 1:]) > (e[:-1, 1:] + e[1:, :-1])
+
+
+def _quad(p0, p1, p2, p3, n, uv0, uv1, uv2, uv3, mat: float) -> list[list[float]]:
+    out = []
+    for p, uv in ((p0, uv0), (p1, uv1), (p2, uv2), (p0, uv0), (p2, uv2), (p3, uv3)):
+        out.append([*p, *n, *uv, mat])
+    return out
+
+
+def pool_mesh(size: tuple[float, float], wall_height: float, deck: float = 6.0,
+              repeat: float = 1.0, deck_repeat: float = 2.4) -> NDArray[np.float32]:
+    """Return the basin's triangles: floor, four inner walls and the deck around the rim.
+
+    Layout per vertex: position (3), normal (3), uv (2, in texture repeats: `repeat` metres inside
+    the pool, `deck_repeat` on the deck), material (1: 0 pool tile, 1 deck stone, 2 outer wall). Faces wind counter-clockwise seen from the side their normal
+    points to.
+    """
+    sx, sz = size
+    h = wall_height
+    t = 1.0 / repeat
+    v: list[list[float]] = []
+    # floor (normal up); counter-clockwise seen from above means x then -z
+    v += _quad((0, 0, sz), (sx, 0, sz), (sx, 0, 0), (0, 0, 0), (0, 1, 0),
+               (0, sz * t), (sx * t, sz * t), (sx * t, 0), (0, 0), 0)
+    # inner walls, normals into the pool
+    v += _quad((0, 0, 0), (sx, 0, 0), (sx, h, 0), (0, h, 0), (0, 0, 1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 0)
+    v += _quad((sx, 0, sz), (0, 0, sz), (0, h, sz), (sx, h, sz), (0, 0, -1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 0)
+    v += _quad((0, 0, sz), (0, 0, 0), (0, h, 0), (0, h, sz), (1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 0)
+    v += _quad((sx, 0, 0), (sx, 0, sz), (sx, h, sz), (sx, h, 0), (-1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 0)
+    # deck: four slabs around the rim at y = h (normal up)
+    d = deck
+    td = 1.0 / deck_repeat
+    for (x0, z0, x1, z1) in ((-d, -d, sx + d, 0), (-d, sz, sx + d, sz + d), (-d, 0, 0, sz), (sx, 0, sx + d, sz)):
+        v += _quad((x0, h, z1), (x1, h, z1), (x1, h, z0), (x0, h, z0), (0, 1, 0),
+                   (x0 * td, z1 * td), (x1 * td, z1 * td), (x1 * td, z0 * td), (x0 * td, z0 * td), 1)
+    # outer skirt of the deck down to the ground, so the deck does not float
+    for (a, b, n) in ((( -d, -d), (sx + d, -d), (0, 0, -1)), ((sx + d, sz + d), (-d, sz + d), (0, 0, 1)),
+                      ((-d, sz + d), (-d, -d), (-1, 0, 0)), ((sx + d, -d), (sx + d, sz + d), (1, 0, 0))):
+        length = math.hypot(b[0] - a[0], b[1] - a[1]) * td
+        v += _quad((b[0], -0.2, b[1]), (a[0], -0.2, a[1]), (a[0], h, a[1]), (b[0], h, b[1]), n,
+                   (0, 0), (length, 0), (length, h * td), (0, h * td), 2)
+    return np.asarray(v, F32)
+
+
+def lathe(profile: ArrayLike, segments: int = 24, cap_top: bool = False
+          ) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
+    """Revolve a (radius, y) profile about the y axis; return (vertices (n, 6) pos+normal, triangles).
+
+    Normals are smooth around the axis and follow the profile's slope.
+    """
+    prof = np.asarray(profile, float)
+    r, y = prof[:, 0], prof[:, 1]
+    m = len(prof)
+    # profile tangent -> outward normal in the (r, y) plane
+    dr = np.gradient(r)
+    dy = np.gradient(y)
+    nr, ny = dy, -dr
+    ln = np.hypot(nr, ny) + 1e-12
+    nr, ny = nr / ln, ny / ln
+    a = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
+    ca, sa = np.cos(a), np.sin(a)
+    pos = np.stack([r[:, None] * ca[None, :], np.repeat(y[:, None], segments, 1), r[:, None] * sa[None, :]], -1)
+    nor = np.stack([nr[:, None] * ca[None, :], np.repeat(ny[:, None], segments, 1), nr[:, None] * sa[None, :]], -1)
+    verts = np.concatenate([pos.reshape(-1, 3), nor.reshape(-1, 3)], 1)
+    tris = []
+    for j in range(m - 1):
+        for s in range(segments):
+            a0 = j * segments + s
+            a1 = j * segments + (s + 1) % segments
+            b0 = (j + 1) * segments + s
+            b1 = (j + 1) * segments + (s + 1) % segments
+            tris += [(a0, b1, a1), (a0, b0, b1)]
+    if cap_top:
+        c = len(verts)
+        verts = np.vstack([verts, [[0.0, y[-1], 0.0, 0.0, 1.0, 0.0]]])
+        top = (m - 1) * segments
+        tris += [(top + s, c, top + (s + 1) % segments) for s in range(segments)]
+    return verts.astype(F32), np.asarray(tris, np.uint32)
+
+
+def bottle_mesh(segments: int = 24) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
+    """Return the fallback glass bottle: (vertices (n, 6) position+normal, triangles)."""
+    return lathe(BOTTLE_PROFILE, segments)
+
+
+def inner_profile() -> NDArray[np.float64]:
+    """Return the (radius, y) profile of the bottle's inside, where held water sits."""
+    prof = np.asarray(BOTTLE_PROFILE, float)[1:-2].copy()
+    prof[:, 0] = np.maximum(prof[:, 0] - GLASS_THICKNESS, 0.004)
+    prof = np.vstack([[0.0, prof[0, 1] + GLASS_THICKNESS], prof])
+    prof[1, 1] += GLASS_THICKNESS
+    return prof
+
+
+def liquid_mesh(segments: int = 20) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
+    """Return the closed inner surface that held water fills (vertices (n, 6), triangles)."""
+    return lathe(inner_profile(), segments, cap_top=True)
+
+
+def inner_samples(n: int = 1200, seed: int = 1) -> NDArray[np.float64]:
+    """Return points spread uniformly through the bottle's inside, body frame, (n, 3).
+
+    The fill level of a tilted bottle is the height below which a fraction `fill` of them lie.
+    """
+    prof = inner_profile()
+    rng = np.random.default_rng(seed)
+    y0, y1 = prof[:, 1].min(), prof[:, 1].max()
+    rmax = prof[:, 0].max()
+    pts = np.empty((0, 3))
+    while len(pts) < n:
+        c = rng.uniform((-rmax, y0, -rmax), (rmax, y1, rmax), (4 * n, 3))
+        r_at = np.interp(c[:, 1], prof[1:, 1], prof[1:, 0])
+        pts = np.vstack([pts, c[np.hypot(c[:, 0], c[:, 2]) < r_at]])
+    return pts[:n]
+
+
+def fill_levels(samples: NDArray[np.float64], rotations: NDArray[np.float64], positions: NDArray[np.float64],
+                fractions: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Return the world height of the water surface inside each bottle.
+
+    `rotations` (m, 3, 3) body-to-world, `positions` (m, 3), `fractions` (m,) of the inner volume
+    filled. The surface stays horizontal however the bottle tilts.
+    """
+    if len(rotations) == 0:
+        return np.zeros(0)
+    y = samples @ rotations[:, 1, :].T + positions[None, :, 1]     # (S, m) world heights
+    ys = np.sort(y, axis=0)
+    idx = np.clip((np.asarray(fractions) * (len(samples) - 1)).round().astype(int), 0, len(samples) - 1)
+    out = ys[idx, np.arange(len(idx))]
+    return np.where(np.asarray(fractions) <= 0.0, -1e9, out)
+
+
+def flat_shade(vertices: ArrayLike, triangles: ArrayLike) -> NDArray[np.float32]:
+    """Unshare vertices so each triangle has its own face normal: (3m, 9) position, normal, barycentric.
+
+    The barycentric coordinates let the fragment shader brighten the sharp edges of shards.
+    """
+    v = np.asarray(vertices, float)
+    t = np.asarray(triangles, int)
+    p = v[t]                                        # (m, 3, 3)
+    n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    n /= np.linalg.norm(n, axis=1, keepdims=True) + 1e-12
+    bary = np.broadcast_to(np.eye(3), p.shape)
+    out = np.concatenate([p, np.repeat(n[:, None, :], 3, 1), bary], 2)
+    return out.reshape(-1, 9).astype(F32)
+
+
+def with_bary(verts6: NDArray[np.float32], triangles: NDArray[np.uint32]) -> NDArray[np.float32]:
+    """Unindex a smooth (n, 6) mesh into (3m, 9) with barycentric (1, 1, 1): no edge highlight."""
+    v = np.asarray(verts6, F32)[np.asarray(triangles).ravel()]
+    return np.concatenate([v, np.ones((len(v), 3), F32)], 1)
+
+
+def shard_shape(seed: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Return a fallback glass shard: a thin curved-glass prism with a jagged 3-5 sided outline."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 6))
+    ang = np.sort(rng.uniform(0, 2 * math.pi, k))
+    rad = rng.uniform(0.012, 0.035, k)
+    outline = np.stack([np.cos(ang) * rad, np.sin(ang) * rad], 1)
+    half = GLASS_THICKNESS / 2
+    top = np.c_[outline[:, 0], np.full(k, half), outline[:, 1]]
+    bot = np.c_[outline[:, 0], np.full(k, -half), outline[:, 1]]
+    v = np.vstack([top, bot])
+    tris = []
+    for j in range(1, k - 1):
+        tris += [(0, j + 1, j), (k, k + j, k + j + 1)]
+    for j in range(k):
+        a, b = j, (j + 1) % k
+        tris += [(a, b, k + b), (a, k + b, k + a)]
+    return v, np.asarray(tris)
+
+
+def box_lines(lo: ArrayLike, hi: ArrayLike) -> NDArray[np.float64]:
+    """Return the 12 edges of an axis-aligned box as (24, 3) segment endpoints."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    c = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
+    corners = lo + c * (hi - lo)
+    edges = [(a, b) for a in range(8) for b in range(a + 1, 8) if bin(a ^ b).count("1") == 1]
+    return corners[np.asarray(edges).ravel()]
+
+
+def arrow_lines(starts: NDArray[np.float64], vectors: NDArray[np.float64], head: float = 0.3) -> NDArray[np.float64]:
+    """Return arrows as line segments: shaft plus two head strokes each, (6n, 3) endpoints."""
+    s = np.asarray(starts, float)
+    v = np.asarray(vectors, float)
+    e = s + v
+    side = np.cross(v, (0.0, 1.0, 0.0))
+    side /= np.linalg.norm(side, axis=1, keepdims=True) + 1e-12
+    ln = np.linalg.norm(v, axis=1, keepdims=True)
+    back = -v * head
+    h1 = e + back + side * ln * head * 0.5
+    h2 = e + back - side * ln * head * 0.5
+    return np.stack([s, e, e, h1, e, h2], 1).reshape(-1, 3)
+
+
+def quat_to_matrices(q: ArrayLike) -> NDArray[np.float64]:
+    """Return rotation matrices (n, 3, 3) of unit quaternions (n, 4) given as (w, x, y, z)."""
+    q = np.asarray(q, float).reshape(-1, 4)
+    q = q / (np.linalg.norm(q, axis=1, keepdims=True) + 1e-300)
+    w, x, y, z = q.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], 1)
+
+
+def model_matrices(rot: NDArray[np.float64], pos: NDArray[np.float64], scale: NDArray[np.float64] | None = None
+                   ) -> NDArray[np.float32]:
+    """Return per-instance model matrices as (n, 16) float32, column by column (GLSL mat4 order)."""
+    n = len(rot)
+    m = np.zeros((n, 4, 4))
+    m[:, :3, :3] = rot if scale is None else rot * np.asarray(scale)[:, None, :]
+    m[:, :3, 3] = pos
+    m[:, 3, 3] = 1.0
+    return m.transpose(0, 2, 1).reshape(n, 16).astype(F32)

@@ -1,0 +1,57 @@
+#version 330 core
+// Glass: mostly transparent, tinted, with Fresnel-weighted sky reflection and sharp sun
+// highlights; shards brighten their edges. clip_side splits bodies at the water surface so the
+// part under water is drawn before the surface (and refracted by it), the rest after it.
+in vec3 world_position;
+in vec3 world_normal;
+in vec3 bary;
+in vec4 tint;
+in float level;
+out vec4 frag_color;
+
+uniform sampler2D water;
+uniform samplerCube sky;
+uniform vec2 pool_size;
+uniform vec3 camera_position;
+uniform vec3 sun_direction;
+uniform vec3 sun_color;
+uniform int light_count;
+uniform vec3 light_position[4];
+uniform vec3 light_color[4];
+uniform float light_radius[4];
+uniform int clip_side;            // 0 all, -1 keep below the water surface, +1 keep above it
+uniform float edge_strength;
+
+float surface_at(vec2 xz) {
+    if (any(lessThan(xz, vec2(0.0))) || any(greaterThan(xz, pool_size))) return -1e9;
+    return texture(water, xz / pool_size).r;
+}
+
+void main() {
+    if (clip_side != 0) {
+        float s = world_position.y - surface_at(world_position.xz);
+        if (clip_side < 0 && s > 0.0) discard;
+        if (clip_side > 0 && s <= 0.0) discard;
+    }
+    vec3 n = normalize(world_normal);
+    if (!gl_FrontFacing) n = -n;
+    vec3 v = normalize(camera_position - world_position);
+    float nv = max(dot(n, v), 0.0);
+    float f = 0.04 + 0.96 * pow(1.0 - nv, 5.0);          // Schlick, glass n = 1.5
+    vec3 refl = texture(sky, reflect(-v, n)).rgb;
+    vec3 sun = normalize(sun_direction);
+    vec3 h = normalize(sun + v);
+    float spec = pow(max(dot(n, h), 0.0), 900.0) * 8.0 + pow(max(dot(n, h), 0.0), 80.0) * 0.25;
+    vec3 col = tint.rgb * (0.35 + 0.4 * max(dot(n, sun), 0.0)) + refl * f + sun_color * spec;
+    for (int i = 0; i < light_count; ++i) {
+        vec3 d = light_position[i] - world_position;
+        float dist = length(d);
+        float fall = clamp(1.0 - dist / light_radius[i], 0.0, 1.0);
+        vec3 hl = normalize(d / max(dist, 1e-4) + v);
+        col += light_color[i] * fall * fall * pow(max(dot(n, hl), 0.0), 400.0) * 3.0;
+    }
+    float edge = 1.0 - smoothstep(0.0, 0.08, min(bary.x, min(bary.y, bary.z)));
+    col += vec3(0.6, 0.8, 0.7) * edge * edge_strength;
+    float alpha = clamp(tint.a + f * 0.6 + spec * 0.5 + edge * edge_strength * 0.5, 0.0, 1.0);
+    frag_color = vec4(col, alpha);
+}
