@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL))
     play.add_argument("--mod", action="append", default=[], metavar="PATH", help="load a mod (repeatable)")
     play.add_argument("--size", default="1280x720", help="window size WxH")
+    play.add_argument("--save", default=None, metavar="PATH",
+                      help="quick save file for F5/F9 (default: ~/.local/share/bottles-and-water/quicksave.npz)")
+    play.add_argument("--demo-out", default=None, metavar="PATH",
+                      help="without a display: where the demo clip goes (default: out/demo.gif)")
     play.set_defaults(func=_cmd_play)
 
     rec = sub.add_parser("record", help="render a level headless to a GIF, a PNG or a folder of PNGs")

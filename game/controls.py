@@ -1,0 +1,100 @@
+"""The one table of the game's controls: what to press, what it does, and the action it triggers.
+
+The input handler (game/controller.py) builds its key and mouse maps from `CONTROLS`, and the
+README's controls table is `markdown_table()` pasted in; a test checks that the two agree.
+
+Key symbols are pyglet's (X11 keysyms). They are written out here so that this module never
+imports pyglet.window, which would pick a windowing backend; a test checks them against pyglet.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# pyglet.window.key symbols for the keys the game uses
+KEY_SYMBOLS: dict[str, int] = {
+    "W": 119, "A": 97, "S": 115, "D": 100, "Q": 113, "E": 101,
+    "_1": 49, "_2": 50, "_3": 51, "_4": 52,
+    "T": 116, "P": 112, "PERIOD": 46, "BRACKETLEFT": 91, "BRACKETRIGHT": 93,
+    "R": 114, "TAB": 65289, "F1": 65470, "K": 107, "F5": 65474, "F9": 65478, "ESCAPE": 65307,
+}
+# pyglet.window.mouse buttons and pyglet.window.key modifier bits
+MOUSE_BUTTONS: dict[str, int] = {"LEFT": 1, "MIDDLE": 2, "RIGHT": 4}
+MOD_SHIFT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One row of the controls table.
+
+    `bindings` pairs an input with the action it triggers: "key:NAME" (a KEY_SYMBOLS name),
+    "mouse:BUTTON" or "mouse:shift+BUTTON" (press, drag and release of that button), or "wheel".
+    """
+    label: str
+    description: str
+    bindings: tuple[tuple[str, str], ...]
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control("Left button: hold, release", "aim at the cursor, hold to charge the power, release to throw",
+            (("mouse:LEFT", "throw"),)),
+    Control("1 / 2 / 3 / 4", "pick what to throw: empty sealed bottle, full bottle, open bottle, heavy object",
+            (("key:_1", "pick:0"), ("key:_2", "pick:1"), ("key:_3", "pick:2"), ("key:_4", "pick:3"))),
+    Control("Right drag", "push the water under the cursor (makes waves)", (("mouse:RIGHT", "push"),)),
+    Control("T", "drop a shower of rain on the pool", (("key:T", "rain"),)),
+    Control("Middle drag or Shift + left drag", "orbit the camera around its target",
+            (("mouse:MIDDLE", "orbit"), ("mouse:shift+LEFT", "orbit"))),
+    Control("Mouse wheel", "zoom in and out", (("wheel", "zoom"),)),
+    Control("W / A / S / D", "fly the camera forward, left, back, right",
+            (("key:W", "fly:forward"), ("key:A", "fly:left"), ("key:S", "fly:back"), ("key:D", "fly:right"))),
+    Control("Q / E", "fly the camera down / up", (("key:Q", "fly:down"), ("key:E", "fly:up"))),
+    Control("P", "pause or resume", (("key:P", "pause"),)),
+    Control(".", "step one physics step (pauses first)", (("key:PERIOD", "step"),)),
+    Control("[ / ]", "slow down / speed up time (1/8x to 4x)",
+            (("key:BRACKETLEFT", "slower"), ("key:BRACKETRIGHT", "faster"))),
+    Control("R", "reset the level (re-read from its file)", (("key:R", "reset"),)),
+    Control("Tab", "next bundled level", (("key:TAB", "next_level"),)),
+    Control("F5 / F9", "quick save / quick load the whole state", (("key:F5", "save"), ("key:F9", "load"))),
+    Control("F1", "show or hide this help", (("key:F1", "help"),)),
+    Control("K", "cycle the debug views (depth, velocity, bounds)", (("key:K", "debug"),)),
+    Control("Esc", "quit", (("key:ESCAPE", "quit"),)),
+)
+
+
+def key_actions() -> dict[int, str]:
+    """Map pyglet key symbols to action names."""
+    out: dict[int, str] = {}
+    for c in CONTROLS:
+        for inp, action in c.bindings:
+            if inp.startswith("key:"):
+                out[KEY_SYMBOLS[inp[4:]]] = action
+    return out
+
+
+def mouse_actions() -> dict[tuple[int, bool], str]:
+    """Map (pyglet mouse button, shift held) to action names."""
+    out: dict[tuple[int, bool], str] = {}
+    for c in CONTROLS:
+        for inp, action in c.bindings:
+            if inp.startswith("mouse:"):
+                name = inp[6:]
+                shift = name.startswith("shift+")
+                out[(MOUSE_BUTTONS[name.removeprefix("shift+")], shift)] = action
+    return out
+
+
+def table_rows() -> list[tuple[str, str]]:
+    """(control, what it does) for every row, in order."""
+    return [(c.label, c.description) for c in CONTROLS]
+
+
+def markdown_table() -> str:
+    """The controls as the Markdown table the README carries."""
+    lines = ["| Control | What it does |", "| --- | --- |"]
+    lines += [f"| {label} | {desc} |" for label, desc in table_rows()]
+    return "\n".join(lines)
+
+
+def help_lines() -> list[str]:
+    """The controls as plain text lines for the F1 overlay."""
+    width = max(len(c.label) for c in CONTROLS)
+    return [f"{c.label:<{width}}  {c.description}" for c in CONTROLS]

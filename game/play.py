@@ -1,0 +1,78 @@
+"""`bottles play [LEVEL]`: open the sandbox in a window, or record a demo clip without a display."""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.levels import load_level
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """Parse "WIDTHxHEIGHT" (e.g. 1280x720) or raise ValueError with a readable message."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f'--size must look like 1280x720 (got "{text}")') from None
+    if not (64 <= w <= 16384 and 64 <= h <= 16384):
+        raise ValueError(f"--size {w}x{h}: each side must be between 64 and 16384 pixels")
+    return w, h
+
+
+def no_display_reason() -> str | None:
+    """Why no window can be opened here, or None when one may be tried."""
+    flag = os.environ.get("PYGLET_HEADLESS", "").strip().lower()
+    if flag in ("1", "true", "yes", "on"):
+        return "PYGLET_HEADLESS is set"
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "DISPLAY and WAYLAND_DISPLAY are unset"
+    return None
+
+
+def _demo(args: argparse.Namespace, reason: str) -> int:
+    print(f"bottles play: no display ({reason}); recording a short demo clip of scripted throws instead",
+          flush=True)
+    from game import demo
+    out = getattr(args, "demo_out", None) or demo.DEFAULT_OUT
+    import pyglet
+    if "pyglet.gl" in sys.modules and not pyglet.options["headless"]:
+        # pyglet already chose its windowed backend, which cannot be switched: record in a fresh process
+        cmd = [sys.executable, "-m", "game", "play", str(args.level), "--demo-out", str(out)]
+        for m in args.mod:
+            cmd += ["--mod", str(m)]
+        env = dict(os.environ, PYGLET_HEADLESS="true")
+        return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True).returncode
+    return demo.run(args.level, list(args.mod), out)
+
+
+def play(args: argparse.Namespace) -> int:
+    """Run the sandbox on `args.level`; return the exit code. LevelError goes up to the CLI."""
+    try:
+        width, height = parse_size(args.size)
+    except ValueError as exc:
+        print(f"bottles play: {exc}", file=sys.stderr)
+        return 2
+    load_level(args.level)                 # a broken level: its problems, one line each, before anything opens
+    reason = no_display_reason()
+    if reason is not None:
+        return _demo(args, reason)
+    from engine.render.context import ContextError
+    from game import app
+    try:
+        import pyglet.window
+        no_display: tuple[type[BaseException], ...] = (pyglet.window.NoSuchDisplayException, ContextError)
+    except Exception as exc:  # pyglet could not even load its window module (no libGL, no X)
+        return _demo(args, f"{type(exc).__name__}: {exc}")
+    from game.controller import Game
+    game = Game(Path(args.level), mod_paths=list(args.mod), width=width, height=height,
+                save_path=getattr(args, "save", None))
+    for msg in game.sim.failures:
+        print(f"bottles play: {msg}", file=sys.stderr)
+    try:
+        window = app.open_window(width, height, f"Bottles & Water: {game.sim.level.name}")
+    except no_display as exc:
+        game.sim.close()
+        return _demo(args, f"{type(exc).__name__}: {exc}")
+    return app.run(game, window)
