@@ -50,7 +50,8 @@ class WaterGrid:
     _u2: NDArray[np.float64] = field(init=False, repr=False)
     _w2: NDArray[np.float64] = field(init=False, repr=False)
     _hn: NDArray[np.float64] = field(init=False, repr=False)
-    _rows: NDArray[np.float64] = field(init=False, repr=False)
+    _rows: NDArray[np.int64] = field(init=False, repr=False)
+    _inflow: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
 
@@ -76,7 +77,8 @@ class WaterGrid:
         self._u2 = np.zeros_like(self.u)
         self._w2 = np.zeros_like(self.w)
         self._hn = np.zeros_like(self.h)
-        self._rows = np.zeros((nz + 1, sw.NSTAT))
+        self._rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
+        self._inflow = np.zeros(nz)
         self._sources = {}
 
     @classmethod
@@ -172,9 +174,9 @@ class WaterGrid:
         """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway."""
         self._pour(dt)
         has_ext = bool(self.ax.any() or self.az.any())
-        with announce_compile(sw.advance, sw._substep, sw._stats):
-            status, k, i, t, n, inflow = sw.advance(
-                self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
+        with announce_compile(sw.advance, sw._advect, sw._depth, sw._accelerate_faces, sw._stats):
+            status, t, n, inflow = sw.advance(
+                self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows, self._inflow,
                 self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), has_ext,
                 sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
         self.substeps = n
@@ -183,7 +185,7 @@ class WaterGrid:
             self.ax[...] = 0.0
             self.az[...] = 0.0
         if status != sw.OK:
-            raise SimulationError(self._failure(status, k, i, time + t))
+            raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
     def _pour(self, dt: float) -> None:
@@ -199,7 +201,13 @@ class WaterGrid:
             cells += spec.rate * dt / (cells.size * self.dx * self.dx)
             self.source_volume += spec.rate * dt
 
-    def _failure(self, status: int, k: int, i: int, t: float) -> str:
+    def _failure(self, status: int, t: float) -> str:
+        """Say what went wrong, at which cell and when (slow path: only runs once, on failure)."""
+        nz, nx = self.shape
+        if status == sw.NOT_FINITE:
+            k, i = _first_bad(self.h, self.u, self.w, nz, nx)
+        else:
+            k, i = _fastest(self.u, self.w, nz, nx)
         x, z = (i + 0.5) * self.dx, (k + 0.5) * self.dx
         where = f"at cell (k={k}, i={i}), x={x:.3f} m, z={z:.3f} m, t={t:.4f} s"
         if status == sw.NOT_FINITE:
@@ -208,6 +216,24 @@ class WaterGrid:
         return (f"water speed ran away {where}: it would need more than {sw.MAX_SUBSTEPS} CFL substeps in one "
                 f"step (or exceeds {sw.RUNAWAY:g} m/s). Reduce the external acceleration or sources there, "
                 f"or use a smaller dt.")
+
+
+def _first_bad(h: NDArray, u: NDArray, w: NDArray, nz: int, nx: int) -> tuple[int, int]:
+    """The cell (k, i) holding or bordering the first non-finite value of h, u, w."""
+    for a in (h, u, w):
+        bad = np.argwhere(~np.isfinite(a))
+        if len(bad):
+            k, i = (int(v) for v in bad[0])
+            return min(k, nz - 1), min(i, nx - 1)
+    return 0, 0
+
+
+def _fastest(u: NDArray, w: NDArray, nz: int, nx: int) -> tuple[int, int]:
+    """The cell (k, i) beside the fastest face."""
+    ku, iu = np.unravel_index(int(np.argmax(np.abs(u))), u.shape)
+    kw, iw = np.unravel_index(int(np.argmax(np.abs(w))), w.shape)
+    k, i = (ku, iu) if abs(u[ku, iu]) >= abs(w[kw, iw]) else (kw, iw)
+    return min(int(k), nz - 1), min(int(i), nx - 1)
 
 
 def _initial_bed(level: Level, X: NDArray[np.float64], Z: NDArray[np.float64]) -> NDArray[np.float64]:

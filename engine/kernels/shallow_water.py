@@ -6,9 +6,13 @@ Layout (SI units, index [k, i] <-> (z, x)):
     u       (nz, nx + 1)  x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
     w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
 
-`advance` takes one fixed step, split into CFL substeps. Every kernel here has one fixed set of
-numba flags: the two sweeps that use prange (`_stats`, `_substep`) are compiled parallel; `advance`
-(the serial substep loop) and the per-face helpers are serial, the helpers inlined by LLVM. `engine.kernels.reference` is the same scheme in plain numpy.
+`advance` takes one fixed step, split into CFL substeps; each substep is three row sweeps
+(`_advect`, `_depth`, `_accelerate_faces`: velocities + walls). Every kernel has one
+fixed set of numba flags: the sweeps that use prange are compiled parallel, `advance` (the serial
+substep loop) and the per-face helpers serial. Inner loops are branch-free (upwind choices are
+max/min arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation
+and FMA but never assumes finite values, so NaN and infinities are still caught.
+`engine.kernels.reference` is the same scheme in plain numpy.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ REFLECTIVE = 0      # zero normal velocity
 OPEN = 1            # absorbing / outflow: characteristic condition against an outside surface
 SIDE = ("x_min", "x_max", "z_min", "z_max")
 
-# Scheme constants; each is passed to `advance` so tests and levels may vary them.
+# Scheme constants; each is passed to `advance` so tests may vary them.
 CFL = 0.6           # (sqrt(g h) + |v|) dt / dx per substep; forward-backward gravity waves need < 1/sqrt(2) in 2D
 FLOW_CFL = 0.25     # |v| dt / dx per substep: four outgoing faces can at most empty a cell, so h >= 0
 CLAMP = 0.5         # |v| dt / dx cap after the velocity update: no shoreline spikes, twice FLOW_CFL so flow can still speed up
@@ -33,33 +37,62 @@ RUNAWAY = 1000.0    # m/s: a water speed above this is a runaway
 # status codes returned by `advance`
 OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
 
-# columns of the per-row statistics scratch `rows` (shape (nz + 1, NSTAT))
-_HMAX, _VMAX, _VK, _VI, _BAD, _BK, _BI, _BFLUX = range(8)
-NSTAT = 8
+# Per-row statistics scratch `rows`, int64 (nz + 1, 2): the largest |h| and |v| of each row as IEEE
+# bit patterns. For non-negative doubles the bit pattern orders like the value, and every NaN sorts
+# above infinity, so one integer max (which vectorises, unlike a float max) finds the CFL speed and
+# any non-finite value at once.
+_H, _V = 0, 1
+NSTAT = 2
+_ABS = 0x7FFFFFFFFFFFFFFF
+_INF_BITS = 0x7FF0000000000000
+
+_FAST = {"nsz", "arcp", "contract", "reassoc"}   # no nnan/ninf: non-finite values must stay visible
 
 
-@njit(cache=True)
-def _lerp2(a, k, i, kk, ii, fb, fa):
-    """Bilinear sample between a[k, i] and its upwind neighbours a[kk, *], a[*, ii] (weights fb, fa)."""
-    return (1.0 - fb) * ((1.0 - fa) * a[k, i] + fa * a[k, ii]) + fb * ((1.0 - fa) * a[kk, i] + fa * a[kk, ii])
+@njit(cache=True, fastmath=_FAST)
+def _upwind(a, lo, mid, hi):
+    """Sample a row at the point displaced by -a cells: linear between mid and its upwind neighbour."""
+    return mid - max(a, 0.0) * (mid - lo) - min(a, 0.0) * (hi - mid)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
+def _advect_u(u, w, k, km, kp, i, c):
+    """Semi-Lagrangian u at x face (k, i): backtrace by (u, w averaged to the face), bilinear sample.
+
+    |v| c <= 1 puts the departure point inside the 2 x 2 upwind stencil, so no gather is needed.
+    km, kp are the rows above and below, clamped to the grid.
+    """
+    a = min(max(u[k, i] * c, -1.0), 1.0)
+    b = min(max(0.25 * (w[k, i - 1] + w[k, i] + w[k + 1, i - 1] + w[k + 1, i]) * c, -1.0), 1.0)
+    x0 = _upwind(a, u[km, i - 1], u[km, i], u[km, i + 1])
+    x1 = _upwind(a, u[k, i - 1], u[k, i], u[k, i + 1])
+    x2 = _upwind(a, u[kp, i - 1], u[kp, i], u[kp, i + 1])
+    return _upwind(b, x0, x1, x2)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_w(w, u, k, i, im, ip, c):
+    """Semi-Lagrangian w at interior z face (k, i); im, ip are the columns beside i, clamped."""
+    b = min(max(w[k, i] * c, -1.0), 1.0)
+    a = min(max(0.25 * (u[k - 1, i] + u[k - 1, i + 1] + u[k, i] + u[k, i + 1]) * c, -1.0), 1.0)
+    y0 = _upwind(a, w[k - 1, im], w[k - 1, i], w[k - 1, ip])
+    y1 = _upwind(a, w[k, im], w[k, i], w[k, ip])
+    y2 = _upwind(a, w[k + 1, im], w[k + 1, i], w[k + 1, ip])
+    return _upwind(b, y0, y1, y2)
+
+
+@njit(cache=True, fastmath=_FAST)
 def _flux(vel, h_l, b_l, h_r, b_r, dry):
     """Volume flux per unit width through an interior face, m^2/s: velocity times upwind depth.
 
     A face whose higher surface does not reach over the higher bed carries nothing.
     """
-    if vel == 0.0:
-        return 0.0
-    bmax = max(b_l, b_r)
-    if max(b_l + h_l, b_r + h_r) <= bmax + dry:
-        return 0.0
-    return vel * (h_l if vel > 0.0 else h_r)
+    f = max(vel, 0.0) * h_l + min(vel, 0.0) * h_r
+    return f if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dry else 0.0
 
 
-@njit(cache=True)
-def _accelerate(vel, h_l, b_l, h_r, b_r, acc, gdt_dx, dt, vcap, dry):
+@njit(cache=True, fastmath=_FAST)
+def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
     """New face velocity from the surface gradient and the external acceleration, m/s.
 
     Surfaces below the higher bed are raised to it (hydrostatic reconstruction): water under a step
@@ -69,10 +102,9 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc, gdt_dx, dt, vcap, dry):
     bmax = max(b_l, b_r)
     e_l = b_l + h_l
     e_r = b_r + h_r
-    if max(e_l, e_r) <= bmax + dry:
-        return 0.0
-    v = vel - gdt_dx * (max(e_r, bmax) - max(e_l, bmax)) + acc * dt
-    return min(max(v, -vcap), vcap)
+    v = vel - gc * (max(e_r, bmax) - max(e_l, bmax)) + acc_dt
+    v = min(max(v, -vcap), vcap)
+    return v if max(e_l, e_r) > bmax + dry else 0.0
 
 
 @njit(cache=True)
@@ -90,15 +122,12 @@ def _open_velocity(h_in, b_in, eta_out, g, outward, vcap):
 @njit(cache=True)
 def _boundary_flux(vel, h_in, b_in, eta_out, inward):
     """Volume flux per unit width into the pool through an open side, m^2/s (upwind depth)."""
-    if vel == 0.0:
-        return 0.0
-    if vel * inward > 0.0:
-        return vel * inward * max(eta_out - b_in, 0.0)
-    return vel * inward * h_in
+    v = vel * inward
+    return max(v, 0.0) * max(eta_out - b_in, 0.0) + min(v, 0.0) * h_in
 
 
 @njit(cache=True)
-def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, dt, has_ext,
+def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx, g, dt, has_ext,
             cfl, flow_cfl, clamp, dry, max_substeps, runaway):
     """Take one fixed step of dt seconds, in CFL substeps; update h, u, w in place.
 
@@ -108,19 +137,17 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, dt, 
         v_t + (v . grad) v = -g grad(eta) + a           [m/s^2]
 
     Each substep of length s: (1) semi-Lagrangian advection of u and w, bilinear, backtraced by the
-    face velocity (|v| s / dx <= FLOW_CFL < 1, so the departure point lies in the upwind cell and
-    the sample is a 2 x 2 upwind stencil, not a gather); (2) depth in flux form with the upwind
-    depth, h -= s / dx (F_r - F_l + G_t - G_b), which conserves volume to round-off; (3) velocity
-    from the new surface gradient plus a, clamped to |v| s / dx <= clamp; (4) walls: reflective
-    sides get zero normal velocity, open sides the characteristic condition of `_open_velocity`.
-    The substep is s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after
-    every substep so the last one ends exactly at dt.
+    face velocity; (2) depth in flux form with the upwind depth, h -= s / dx (F_r - F_l + G_t - G_b),
+    which conserves volume to round-off; (3) velocity from the new surface gradient plus a, clamped
+    to |v| s / dx <= clamp; (4) walls: reflective sides get zero normal velocity, open sides the
+    characteristic condition of `_open_velocity`. The substep is
+    s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after every substep so
+    that the last one ends exactly at dt.
 
-    Scratch: u2, w2, hn shaped like u, w, h; rows (nz + 1, NSTAT). `sides` holds REFLECTIVE or OPEN
+    Scratch: u2, w2, hn shaped like u, w, h; rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN
     for x_min, x_max, z_min, z_max and `side_eta` the outside surface height of each, m.
-    Returns (status, k, i, t, substeps, boundary_volume): status OK, NOT_FINITE or RUNAWAY_STATUS
-    with the offending cell (k, i) and the time into the step t; boundary_volume is the net m^3
-    that came in through open sides.
+    Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE or RUNAWAY_STATUS, the
+    time into the step t when it stopped, and the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
     _stats(h, u, w, rows)
@@ -128,19 +155,16 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, dt, 
     elapsed = 0.0
     bvol = 0.0
     n = 0
+    pair = np.empty(2, dtype=np.int64)
     while True:
-        hmax = 0.0
-        vmax = 0.0
-        vk = 0
-        vi = 0
+        pair[0] = 0
+        pair[1] = 0
         for k in range(nz + 1):
-            if rows[k, _BAD] != 0.0:
-                return NOT_FINITE, int(rows[k, _BK]), int(rows[k, _BI]), elapsed, n, bvol
-            hmax = max(hmax, rows[k, _HMAX])
-            if rows[k, _VMAX] > vmax:
-                vmax = rows[k, _VMAX]
-                vk = int(rows[k, _VK])
-                vi = int(rows[k, _VI])
+            pair[0] = max(pair[0], rows[k, _H])
+            pair[1] = max(pair[1], rows[k, _V])
+        if pair[0] >= _INF_BITS or pair[1] >= _INF_BITS:
+            return NOT_FINITE, elapsed, n, bvol
+        hmax, vmax = pair.view(np.float64)
         if remaining <= 0.0:
             break
         speed = math.sqrt(g * hmax) + vmax
@@ -149,208 +173,153 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, dt, 
             s_cfl = min(s_cfl, cfl * dx / speed)
         if vmax > 0.0:
             s_cfl = min(s_cfl, flow_cfl * dx / vmax)
-        need = int(math.ceil(remaining / s_cfl)) if s_cfl > 0.0 else max_substeps + 1
-        if need < 1:
-            need = 1
+        need = max(1, int(math.ceil(remaining / s_cfl)))
         if vmax > runaway or n + need > max_substeps:
-            return RUNAWAY_STATUS, vk, vi, elapsed, n, bvol
+            return RUNAWAY_STATUS, elapsed, n, bvol
         s = remaining if need == 1 else remaining / need
-        bvol += _substep(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, s, has_ext,
-                         clamp * dx / s, dry)
+        _advect(u, w, u2, w2, s / dx)
+        _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry)
+        for k in range(nz):
+            bvol += inflow[k]
+        _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g, s / dx, s, has_ext,
+                          clamp * dx / s, dry)
         n += 1
         elapsed += s
         remaining = 0.0 if need == 1 else remaining - s
-    return OK, 0, 0, elapsed, n, bvol
+    return OK, elapsed, n, bvol
 
 
 @njit(cache=True, parallel=True)
 def _stats(h, u, w, rows):
-    """Fill `rows` with per-row maxima of h and |v| and the first non-finite value of h, u, w."""
+    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT)."""
     nz, nx = h.shape
+    hb = h.view(np.int64)
+    ub = u.view(np.int64)
+    wb = w.view(np.int64)
     for k in prange(nz + 1):
-        kc = min(k, nz - 1)   # the cell row a face row k borders
-        hmax = 0.0
-        vmax = 0.0
-        vk = kc
-        vi = 0
-        bad = 0.0
-        bk = 0
-        bi = 0
+        hm = 0
+        vm = 0
         if k < nz:
             for i in range(nx):
-                x = h[k, i]
-                if not (abs(x) < np.inf):
-                    bad = 1.0
-                    bk = kc
-                    bi = i
-                hmax = max(hmax, x)
+                hm = max(hm, hb[k, i] & _ABS)
             for i in range(nx + 1):
-                x = abs(u[k, i])
-                if not (x < np.inf):
-                    bad = 1.0
-                    bk = kc
-                    bi = min(i, nx - 1)
-                elif x > vmax:
-                    vmax = x
-                    vk = kc
-                    vi = min(i, nx - 1)
+                vm = max(vm, ub[k, i] & _ABS)
         for i in range(nx):
-            x = abs(w[k, i])
-            if not (x < np.inf):
-                bad = 1.0
-                bk = kc
-                bi = i
-            elif x > vmax:
-                vmax = x
-                vk = kc
-                vi = i
-        rows[k, _HMAX] = hmax
-        rows[k, _VMAX] = vmax
-        rows[k, _VK] = vk
-        rows[k, _VI] = vi
-        rows[k, _BAD] = bad
-        rows[k, _BK] = bk
-        rows[k, _BI] = bi
+            vm = max(vm, wb[k, i] & _ABS)
+        rows[k, _H] = hm
+        rows[k, _V] = vm
 
 
-@njit(cache=True, parallel=True)
-def _substep(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, dx, g, s, has_ext, vcap, dry):
-    """Advance one substep of s seconds (see `advance`); return the m^3 that came in through open sides."""
-    nz, nx = h.shape
-    c = s / dx
-    # (1) advection: u -> u2, w -> w2. Boundary faces keep their value (walls set them in (4)).
+@njit(cache=True, parallel=True, fastmath=_FAST)
+def _advect(u, w, u2, w2, c):
+    """Semi-Lagrangian advection of u into u2 and w into w2; boundary faces keep their value."""
+    nz = u.shape[0]
+    nx = w.shape[1]
     for k in prange(nz + 1):
         if k < nz:
+            km = max(k - 1, 0)
+            kp = min(k + 1, nz - 1)
             u2[k, 0] = u[k, 0]
             u2[k, nx] = u[k, nx]
             for i in range(1, nx):
-                a = u[k, i] * c
-                b = 0.25 * (w[k, i - 1] + w[k, i] + w[k + 1, i - 1] + w[k + 1, i]) * c
-                a = min(max(a, -1.0), 1.0)
-                b = min(max(b, -1.0), 1.0)
-                ii = i - 1 if a > 0.0 else i + 1
-                kk = k - 1 if b > 0.0 else k + 1
-                kk = min(max(kk, 0), nz - 1)
-                u2[k, i] = _lerp2(u, k, i, kk, ii, abs(b), abs(a))
+                u2[k, i] = _advect_u(u, w, k, km, kp, i, c)
         if k == 0 or k == nz:
             for i in range(nx):
                 w2[k, i] = w[k, i]
         else:
-            for i in range(nx):
-                b = w[k, i] * c
-                a = 0.25 * (u[k - 1, i] + u[k - 1, i + 1] + u[k, i] + u[k, i + 1]) * c
-                a = min(max(a, -1.0), 1.0)
-                b = min(max(b, -1.0), 1.0)
-                kk = k - 1 if b > 0.0 else k + 1
-                ii = i - 1 if a > 0.0 else i + 1
-                ii = min(max(ii, 0), nx - 1)
-                w2[k, i] = _lerp2(w, k, i, kk, ii, abs(b), abs(a))
-    # (2) depth, flux form with upwind depth: every interior flux leaves one cell and enters the next.
+            w2[k, 0] = _advect_w(w, u, k, 0, 0, 1, c)
+            for i in range(1, nx - 1):
+                w2[k, i] = _advect_w(w, u, k, i, i - 1, i + 1, c)
+            w2[k, nx - 1] = _advect_w(w, u, k, nx - 1, nx - 2, nx - 1, c)
+
+
+@njit(cache=True, parallel=True, fastmath=_FAST)
+def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
+    """Update the depth into hn in flux form with the upwind depth; inflow[k] gets row k's m^3 in."""
+    nz, nx = h.shape
+    c = s / dx
     for k in prange(nz):
-        inflow = 0.0
+        km = max(k - 1, 0)
+        kp = min(k + 1, nz - 1)
+        f = np.empty(nx + 1)     # x-face fluxes of this row, m^2/s
+        gb = np.empty(nx)        # z-face fluxes below ...
+        gt = np.empty(nx)        # ... and above
+        for i in range(1, nx):
+            f[i] = _flux(u2[k, i], h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i], dry)
+        q = 0.0
+        f[0] = 0.0
+        f[nx] = 0.0
         if sides[0] == OPEN:
-            f_l = _boundary_flux(u2[k, 0], h[k, 0], bed[k, 0], side_eta[0], 1.0)
-            inflow += f_l
-        else:
-            f_l = 0.0
-        for i in range(nx):
-            if i < nx - 1:
-                f_r = _flux(u2[k, i + 1], h[k, i], bed[k, i], h[k, i + 1], bed[k, i + 1], dry)
-            elif sides[1] == OPEN:
-                f_r = -_boundary_flux(u2[k, nx], h[k, i], bed[k, i], side_eta[1], -1.0)
-                inflow -= f_r
-            else:
-                f_r = 0.0
-            if k > 0:
-                g_b = _flux(w2[k, i], h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i], dry)
-            elif sides[2] == OPEN:
-                g_b = _boundary_flux(w2[0, i], h[0, i], bed[0, i], side_eta[2], 1.0)
-                inflow += g_b
-            else:
-                g_b = 0.0
-            if k < nz - 1:
-                g_t = _flux(w2[k + 1, i], h[k, i], bed[k, i], h[k + 1, i], bed[k + 1, i], dry)
-            elif sides[3] == OPEN:
-                g_t = -_boundary_flux(w2[nz, i], h[k, i], bed[k, i], side_eta[3], -1.0)
-                inflow -= g_t
-            else:
-                g_t = 0.0
-            x = h[k, i] - c * (f_r - f_l + g_t - g_b)
-            # round-off only: FLOW_CFL keeps the exact update non-negative
-            hn[k, i] = x if x > 0.0 else 0.0
-            f_l = f_r
-        rows[k, _BFLUX] = inflow * dx * s
-    rows[nz, _BFLUX] = 0.0
-    # (3) + (4) velocities from the new surface, walls; copy hn into h; statistics for the next substep.
-    gc = g * c
-    for k in prange(nz + 1):
-        kc = min(k, nz - 1)   # the cell row a face row k borders
-        vmax = 0.0
-        vk = kc
-        vi = 0
-        bad = 0.0
-        bk = 0
-        bi = 0
-        hmax = 0.0
-        if k < nz:
-            for i in range(1, nx):
-                acc = ax[k, i] if has_ext else 0.0
-                x = _accelerate(u2[k, i], hn[k, i - 1], bed[k, i - 1], hn[k, i], bed[k, i], acc, gc, s, vcap, dry)
-                u[k, i] = x
-            if sides[0] == OPEN:
-                u[k, 0] = _open_velocity(hn[k, 0], bed[k, 0], side_eta[0], g, -1.0, vcap)
-            else:
-                u[k, 0] = 0.0
-            if sides[1] == OPEN:
-                u[k, nx] = _open_velocity(hn[k, nx - 1], bed[k, nx - 1], side_eta[1], g, 1.0, vcap)
-            else:
-                u[k, nx] = 0.0
-            for i in range(nx + 1):
-                x = abs(u[k, i])
-                if not (x < np.inf):
-                    bad = 1.0
-                    bk = kc
-                    bi = min(i, nx - 1)
-                elif x > vmax:
-                    vmax = x
-                    vk = kc
-                    vi = min(i, nx - 1)
+            f[0] = _boundary_flux(u2[k, 0], h[k, 0], bed[k, 0], side_eta[0], 1.0)
+            q += f[0]
+        if sides[1] == OPEN:
+            f[nx] = -_boundary_flux(u2[k, nx], h[k, nx - 1], bed[k, nx - 1], side_eta[1], -1.0)
+            q -= f[nx]
+        if k == 0:
             for i in range(nx):
-                x = hn[k, i]
-                h[k, i] = x
-                if not (x < np.inf):
-                    bad = 1.0
-                    bk = kc
-                    bi = i
-                hmax = max(hmax, x)
+                gb[i] = _boundary_flux(w2[0, i], h[0, i], bed[0, i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
+                q += gb[i]
+        else:
+            for i in range(nx):
+                gb[i] = _flux(w2[k, i], h[km, i], bed[km, i], h[k, i], bed[k, i], dry)
+        if k == nz - 1:
+            for i in range(nx):
+                gt[i] = -_boundary_flux(w2[nz, i], h[k, i], bed[k, i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
+                q -= gt[i]
+        else:
+            for i in range(nx):
+                gt[i] = _flux(w2[k + 1, i], h[k, i], bed[k, i], h[kp, i], bed[kp, i], dry)
+        # what leaves one cell enters its neighbour, so the sum over cells is conserved
+        for i in range(nx):
+            x = h[k, i] - c * (f[i + 1] - f[i] + gt[i] - gb[i])
+            hn[k, i] = max(x, 0.0)   # round-off only: FLOW_CFL keeps the exact update non-negative
+        inflow[k] = q * dx * s
+
+
+@njit(cache=True, parallel=True, fastmath=_FAST)
+def _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g, c, s, has_ext, vcap, dry):
+    """Set u, w from u2, w2 and the surface of hn, apply the walls, copy hn into h, refresh `rows`."""
+    nz, nx = h.shape
+    gc = g * c
+    hb = hn.view(np.int64)
+    ub = u.view(np.int64)
+    wb = w.view(np.int64)
+    for k in prange(nz + 1):
+        vm = 0
+        hm = 0
+        if k < nz:
+            if has_ext:
+                for i in range(1, nx):
+                    u[k, i] = _accelerate(u2[k, i], hn[k, i - 1], bed[k, i - 1], hn[k, i], bed[k, i],
+                                          ax[k, i] * s, gc, vcap, dry)
+            else:
+                for i in range(1, nx):
+                    u[k, i] = _accelerate(u2[k, i], hn[k, i - 1], bed[k, i - 1], hn[k, i], bed[k, i],
+                                          0.0, gc, vcap, dry)
+            u[k, 0] = _open_velocity(hn[k, 0], bed[k, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
+            u[k, nx] = (_open_velocity(hn[k, nx - 1], bed[k, nx - 1], side_eta[1], g, 1.0, vcap)
+                        if sides[1] == OPEN else 0.0)
+            for i in range(nx + 1):
+                vm = max(vm, ub[k, i] & _ABS)
+            for i in range(nx):
+                h[k, i] = hn[k, i]
+                hm = max(hm, hb[k, i] & _ABS)
         if k == 0:
             for i in range(nx):
                 w[0, i] = _open_velocity(hn[0, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
         elif k == nz:
             for i in range(nx):
-                w[nz, i] = _open_velocity(hn[nz - 1, i], bed[nz - 1, i], side_eta[3], g, 1.0, vcap) if sides[3] == OPEN else 0.0
+                w[nz, i] = (_open_velocity(hn[nz - 1, i], bed[nz - 1, i], side_eta[3], g, 1.0, vcap)
+                            if sides[3] == OPEN else 0.0)
+        elif has_ext:
+            for i in range(nx):
+                w[k, i] = _accelerate(w2[k, i], hn[k - 1, i], bed[k - 1, i], hn[k, i], bed[k, i],
+                                      az[k, i] * s, gc, vcap, dry)
         else:
             for i in range(nx):
-                acc = az[k, i] if has_ext else 0.0
-                w[k, i] = _accelerate(w2[k, i], hn[k - 1, i], bed[k - 1, i], hn[k, i], bed[k, i], acc, gc, s, vcap, dry)
+                w[k, i] = _accelerate(w2[k, i], hn[k - 1, i], bed[k - 1, i], hn[k, i], bed[k, i],
+                                      0.0, gc, vcap, dry)
         for i in range(nx):
-            x = abs(w[k, i])
-            if not (x < np.inf):
-                bad = 1.0
-                bk = kc
-                bi = i
-            elif x > vmax:
-                vmax = x
-                vk = kc
-                vi = i
-        rows[k, _HMAX] = hmax
-        rows[k, _VMAX] = vmax
-        rows[k, _VK] = vk
-        rows[k, _VI] = vi
-        rows[k, _BAD] = bad
-        rows[k, _BK] = bk
-        rows[k, _BI] = bi
-    total = 0.0
-    for k in range(nz + 1):
-        total += rows[k, _BFLUX]
-    return total
+            vm = max(vm, wb[k, i] & _ABS)
+        rows[k, _H] = hm
+        rows[k, _V] = vm
