@@ -1,12 +1,12 @@
 """Checks across a level's sections: things inside the pool, known materials, files that exist.
 
-`check_contents(level)` runs once every value is valid on its own (from Level.check);
-`check_files(level)` runs whenever the level has a path, so missing images and models are reported
-together with every other problem.
+Both run on every load, even when some values are bad, so the list of problems is complete: they
+skip the parts whose keys already have a problem (`bad`, a set of key paths), where a placeholder
+stands in for the bad value. Missing images and models come in the same list as everything else.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
@@ -26,23 +26,36 @@ def _side_length(side: str, size: tuple[float, float]) -> float:
     return size[1] if side in ("x_min", "x_max") else size[0]
 
 
-def check_contents(level: "Level") -> list[Problem]:
-    """Cross-section problems of a level whose values are each valid."""
+def _clean(bad: Iterable[str]) -> Callable[[str], bool]:
+    """ok(prefix): no problem has been found at or under the key path `prefix`."""
+    bad = tuple(bad)
+
+    def ok(prefix: str) -> bool:
+        return not any(b == prefix or b.startswith(prefix + ".") or b.startswith(prefix + "[") for b in bad)
+    return ok
+
+
+def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
+    """Cross-section problems: things outside the pool or too small for its grid, unknown materials."""
     from engine.terrain import cell_centres, footprint_cells, obstacle_height
+    ok = _clean(bad)
     out: list[Problem] = []
+    if not ok("pool"):
+        return out
     size = level.pool.size
     sx, sz = size
     t = level.terrain
-    if t.kind == "slope" and t.span is not None:
+    if ok("terrain") and t.kind == "slope" and t.span is not None:
         length = sx if (t.axis or "x") == "x" else sz
         if t.span[1] > length + 1e-9:
             out.append(("terrain.span", f"ends at {t.span[1]:g} m, beyond the pool ({length:g} m along {t.axis or 'x'})"))
-    for j, bump in enumerate(t.bumps):
+    for j, bump in enumerate(t.bumps if ok("terrain") else ()):
         if not _inside(*bump.center, size):
             out.append((f"terrain.bump[{j}].center", f"({bump.center[0]:g}, {bump.center[1]:g}) is outside the pool"))
 
     X, Z = cell_centres(level)
-    for j, ob in enumerate(level.obstacles):
+    obstacles = [(j, ob) for j, ob in enumerate(level.obstacles) if ok(f"obstacle[{j}]")]
+    for j, ob in obstacles:
         key = f"obstacle[{j}]"
         if ob.center is not None and not _inside(*ob.center, size):
             out.append((f"{key}.center", f"({ob.center[0]:g}, {ob.center[1]:g}) is outside the pool "
@@ -61,6 +74,8 @@ def check_contents(level: "Level") -> list[Problem]:
 
     for j, wm in enumerate(level.wave_makers):
         key = f"wave_maker[{j}]"
+        if not ok(key):
+            continue
         if wm.position is not None and not _inside(*wm.position, size):
             out.append((f"{key}.position", f"({wm.position[0]:g}, {wm.position[1]:g}) is outside the pool"))
         if wm.side is not None:
@@ -71,7 +86,7 @@ def check_contents(level: "Level") -> list[Problem]:
                 out.append((f"{key}.span", f"ends at {wm.span[1]:g} m, beyond side {wm.side}"))
 
     def in_obstacle(x: float, y: float, z: float) -> str | None:
-        for k, ob in enumerate(level.obstacles):
+        for k, ob in obstacles:
             top = float(obstacle_height(ob, np.array([x]), np.array([z]), size)[0])
             if y < top:
                 return f"is inside obstacle[{k}] ({ob.kind} with its top at {top:.3g} m): raise y above it"
@@ -79,6 +94,8 @@ def check_contents(level: "Level") -> list[Problem]:
 
     for section, items in (("bottle", level.bottles), ("object", level.objects)):
         for j, b in enumerate(items):
+            if not ok(f"{section}[{j}]"):
+                continue
             x, y, z = b.position
             if section == "object" and (not _inside(x, z, size) or y < 0.0):
                 out.append((f"object[{j}].position", f"({x:g}, {y:g}, {z:g}) is outside the pool "
@@ -89,23 +106,26 @@ def check_contents(level: "Level") -> list[Problem]:
                 out.append((f"{section}[{j}].position", msg))
     for section, items in (("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items):
-            if b.material is not None:
+            if b.material is not None and ok("materials") and ok(f"{section}[{j}].material"):
                 msg = unknown_material(b.material, level.materials or {})
                 if msg:
                     out.append((f"{section}[{j}].material", msg))
     seen: dict[str, int] = {}
     for j, th in enumerate(level.throwables):
+        if not ok(f"throwable[{j}].name"):
+            continue
         if th.name in seen:
             out.append((f"throwable[{j}].name", f'"{th.name}" is already throwable[{seen[th.name]}]; names must differ'))
         seen.setdefault(th.name, j)
     return out
 
 
-def check_files(level: "Level") -> list[Problem]:
+def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
     """Problems with the files a level names: its heightmap image and its object models."""
+    ok = _clean(bad)
     out: list[Problem] = []
     t = level.terrain
-    if t is not None and t.kind == "heightmap" and t.image:
+    if t is not None and t.kind == "heightmap" and t.image and ok("terrain.image"):
         try:
             read_heightmap(resolve(t.image, level.path))
         except ResourceError as exc:
@@ -113,6 +133,8 @@ def check_files(level: "Level") -> list[Problem]:
     for section, items in (("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items or ()):
             if b is None or (section == "throwable" and b.kind != "object") or not b.model:
+                continue
+            if not ok(f"{section}[{j}].model"):
                 continue
             try:
                 find_model(b.model, level.path)

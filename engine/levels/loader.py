@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
-from engine.levels.checks import check_files
+from engine.levels.checks import check_contents, check_files
 from engine.levels.fields import Problem, build
 from engine.levels.locate import LineMap
 from engine.levels.schema import Level
@@ -84,7 +84,10 @@ def parse_level(text: str, path: Path | str | None = None) -> Level:
     problems: list[Problem] = []
     extra_raw = {k: data.pop(k) for k in list(data) if k in _SECTIONS}
     level = build(Level, data, "", problems)
-    problems.extend(check_files(dataclasses.replace(level, path=p)))
+    # checks across sections run even when some values are bad: they skip what has a problem
+    bad = {key for key, _ in problems}
+    problems.extend(check_contents(level, bad))
+    problems.extend(check_files(dataclasses.replace(level, path=p), bad))
     extra: dict[str, Any] = {}
     for name, raw in extra_raw.items():
         if not isinstance(raw, dict):
