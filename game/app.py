@@ -36,6 +36,26 @@ def open_window(width: int, height: int, caption: str) -> Any:
         return GameWindow(width, height, caption=caption, resizable=True)
 
 
+def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> None:
+    """Draw the scene into the current window's framebuffer of width x height pixels, then the HUD."""
+    from engine.render.context import gl
+    g = gl()
+    if renderer.sim is not game.sim:       # reset, next level or a load made a new simulation
+        renderer.attach(game.sim)
+    try:
+        renderer.draw(game.camera, debug=game.debug_view)
+        renderer.present(width, height)
+    except Exception as exc:  # a drawing bug shows up as a message, not a crash
+        msg = f"drawing failed: {type(exc).__name__}: {exc}"
+        if not game.messages or game.messages[-1][0] != msg:
+            game.notice(msg)
+    g.glBindFramebuffer(g.GL_FRAMEBUFFER, 0)
+    g.glViewport(0, 0, width, height)
+    g.glDisable(g.GL_DEPTH_TEST)
+    g.glDisable(g.GL_CULL_FACE)
+    hud.draw(game)
+
+
 def run(game: Game, window: Any) -> int:
     """Run the event loop until the window closes or the game asks to quit; return an exit code."""
     import pyglet
@@ -56,23 +76,8 @@ def run(game: Game, window: Any) -> int:
 
     @window.event
     def on_draw() -> None:
-        g = pyglet.gl
-        if renderer.sim is not game.sim:       # reset, next level or a load made a new simulation
-            renderer.attach(game.sim)
         window.clear()
-        w, h = window.get_framebuffer_size()
-        try:
-            renderer.draw(game.camera, debug=game.debug_view)
-            renderer.present(w, h)
-        except Exception as exc:  # a drawing bug shows up as a message, not a crash
-            msg = f"drawing failed: {type(exc).__name__}: {exc}"
-            if not game.messages or game.messages[-1][0] != msg:
-                game.notice(msg)
-        g.glBindFramebuffer(g.GL_FRAMEBUFFER, 0)
-        g.glViewport(0, 0, w, h)
-        g.glDisable(g.GL_DEPTH_TEST)
-        g.glDisable(g.GL_CULL_FACE)
-        hud.draw(game)
+        draw_frame(game, renderer, hud, *window.get_framebuffer_size())
 
     window.push_handlers(on_mouse_press=game.on_mouse_press, on_mouse_release=game.on_mouse_release,
                          on_mouse_drag=game.on_mouse_drag, on_mouse_motion=game.on_mouse_motion,

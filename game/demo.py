@@ -30,13 +30,14 @@ def demo_throws(level: Level, gravity: float | None = None) -> list[str]:
     y_water = level.water.level
     start = (0.15 * sx, y_water + 0.6, 0.15 * sz)
     targets = ((0.5, 0.5), (0.7, 0.35), (0.35, 0.7), (0.62, 0.62))
+    kinds = ("", "", "", "")
     out = []
-    for t, (fx, fz) in zip(THROW_TIMES, targets):
+    for t, (fx, fz), kind in zip(THROW_TIMES, targets, kinds):
         tx, tz = fx * sx, fz * sz
         vx = (tx - start[0]) / FLIGHT
         vz = (tz - start[2]) / FLIGHT
         vy = (y_water - start[1]) / FLIGHT + 0.5 * g * FLIGHT
-        out.append(f"{t:g}:{start[0]:.4f},{start[1]:.4f},{start[2]:.4f}:{vx:.4f},{vy:.4f},{vz:.4f}")
+        out.append(f"{t:g}:{start[0]:.4f},{start[1]:.4f},{start[2]:.4f}:{vx:.4f},{vy:.4f},{vz:.4f}{kind}")
     return out
 
 

@@ -114,9 +114,9 @@ class HudOverlay:
         self.arc: list[Any] = []
         self.help_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 190), batch=self.help_batch)
         self.help_text = pyglet.text.Label("\n".join(["Controls", ""] + help_lines()), x=0, y=0,
-                                           anchor_x="center", anchor_y="center", multiline=True, width=900,
+                                           anchor_x="left", anchor_y="center", multiline=True, width=4000,
                                            font_name=("DejaVu Sans Mono", "Menlo", "Consolas", "monospace"),
-                                           font_size=12, color=(255, 255, 255, 255), batch=self.help_batch)
+                                           font_size=11, color=(255, 255, 255, 255), batch=self.help_batch)
 
     def draw(self, game: "Game") -> None:
         """Draw the text, the power bar and arc while charging, and the help when asked for."""
@@ -147,6 +147,5 @@ class HudOverlay:
         if game.show_help:
             self.help_back.x, self.help_back.y = w * 0.05, h * 0.05
             self.help_back.width, self.help_back.height = w * 0.9, h * 0.9
-            self.help_text.x, self.help_text.y = w / 2, h / 2
-            self.help_text.width = int(w * 0.85)
+            self.help_text.x, self.help_text.y = w * 0.08, h / 2
             self.help_batch.draw()
