@@ -468,18 +468,23 @@ def _topological(edges: dict[str, set[str]], base: list[str], requests: dict[str
     A system asked to run after X wants to sit just after X, one asked before X just before it;
     ties keep the order the mods were loaded and the requests made.
     """
-    key: dict[str, float] = {n: float(i) for i, n in enumerate(base)}
+    depth = len(requests) + 2
+    # key: (index of the engine system it hangs from, then +1 / -1 per "after" / "before" hop)
+    key: dict[str, tuple[int, ...]] = {n: (i,) + (0,) * depth for i, n in enumerate(base)}
 
-    def want(n: str, depth: int = 0) -> float:
-        if n in key:
-            return key[n]
-        r = requests[n]
-        if depth > len(requests) or (r.after is None and r.before is None):
-            key[n] = float(len(base))
-        elif r.after is not None:
-            key[n] = want(r.after, depth + 1) + 1e-3
-        else:
-            key[n] = want(r.before, depth + 1) - 1e-3  # type: ignore[arg-type]
+    def hop(k: tuple[int, ...], step: int) -> tuple[int, ...]:
+        j = next((j for j in range(1, len(k)) if k[j] == 0), None)
+        return k if j is None else k[:j] + (step,) + k[j + 1:]
+
+    def want(n: str, seen: int = 0) -> tuple[int, ...]:
+        if n not in key:
+            r = requests[n]
+            if seen > len(requests) or (r.after is None and r.before is None):
+                key[n] = (len(base),) + (0,) * depth
+            elif r.after is not None:
+                key[n] = hop(want(r.after, seen + 1), 1)
+            else:
+                key[n] = hop(want(r.before, seen + 1), -1)  # type: ignore[arg-type]
         return key[n]
 
     seq = {n: i for i, n in enumerate(list(base) + list(requests))}
