@@ -11,8 +11,13 @@ from engine.paths import DEFAULT_LEVEL, LEVELS
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    """Check each level; mods installed or in a mods/ folder beside it are loaded for their sections."""
+    from engine.mods import ModSet
     bad = 0
     for path in args.files:
+        mods = ModSet.load((), path)
+        for msg in mods.failures:
+            print(f"note: {msg}", file=sys.stderr)
         try:
             load_level(path)
         except LevelError as exc:
@@ -20,13 +25,18 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             for line in exc.lines():
                 print(line, file=sys.stderr)
         else:
-            print(f"{path}: ok")
+            names = [m.name for m in mods.active if m.sections]
+            extra = f" (with sections of mods: {', '.join(names)})" if names else ""
+            print(f"{path}: ok{extra}")
+        finally:
+            mods.close()
     if bad:
         print(f"{bad} of {len(args.files)} level file(s) have problems", file=sys.stderr)
     return 1 if bad else 0
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
+    """List the bundled levels with what each demonstrates."""
     for path in sorted(LEVELS.glob("*.toml")):
         try:
             level = load_level(path)

@@ -95,3 +95,16 @@ def spawn_objects(sim: "Simulation") -> list[int]:
                   orientation=spec.orientation)
         out.append(call_spawn_body(sim, **kw))
     return out
+
+
+def spawn_throwable(sim: "Simulation", spec: Any, position: Any, velocity: Any = (0.0, 0.0, 0.0),
+                    angular_velocity: Any = (0.0, 0.0, 0.0)) -> int:
+    """Throw one of `engine.mods.throwables(sim)`: a bottle, or an object through sim.spawn_body."""
+    if spec.kind == "bottle":
+        return sim.spawn_bottle(position, velocity, angular_velocity, fill=spec.fill or 0.0,
+                                sealed=True if spec.sealed is None else spec.sealed, model=spec.model_name)
+    if not hasattr(sim, "spawn_body"):
+        raise RuntimeError(f'cannot throw "{spec.name}": this build of the engine has no Simulation.spawn_body')
+    kw = body_arguments(sim.level, spec)
+    kw.update(position=tuple(position), velocity=tuple(velocity), angular_velocity=tuple(angular_velocity))
+    return call_spawn_body(sim, **kw)

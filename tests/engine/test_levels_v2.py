@@ -244,3 +244,17 @@ def test_objects_spawn_in_the_simulation():
         pytest.skip("the body engine has no spawn_body yet")
     (e,) = sim.bodies()
     assert sim.body(e).mass == pytest.approx(600 * 0.2 * 0.1 * 0.2, rel=1e-6)
+
+
+def test_throwables_spawn_as_bottles_or_objects():
+    from engine.levels.setup import spawn_throwable
+    from engine.mods import throwables
+    sim = Simulation(parse_level(POOL + '[[throwable]]\nname = "full"\nfill = 1.0\nsealed = false\n'
+                                 '[[throwable]]\nname = "ball"\nkind = "object"\nmodel = "sphere"\nradius = 0.05\n'
+                                 'material = "rubber"\n'))
+    full, ball = throwables(sim)
+    e = spawn_throwable(sim, full, (1.0, 0.8, 0.5), (1.0, 0.0, 0.0))
+    assert sim.body(e).kind == "bottle" and sim.body(e).velocity[0] == 1.0
+    if hasattr(sim, "spawn_body"):
+        e = spawn_throwable(sim, ball, (0.5, 0.8, 0.5))
+        assert sim.body(e).mass == pytest.approx(1100 * 4 / 3 * math.pi * 0.05 ** 3, rel=0.05)  # icosphere

@@ -317,3 +317,18 @@ def test_levels_never_run_code(tmp_path):
     with pytest.raises(LevelError, match='unknown key "register"'):
         parse_level(POOL + '\nregister = "__import__(\'os\').system(\'false\')"\n', tmp_path / "l.toml")
     assert np.isfinite(Simulation(parse_level(POOL)).water.h).all()
+
+
+def test_bottles_validate_knows_the_sections_of_mods_beside_the_level(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "wind.py").write_text(WIND.read_text())
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text(POOL + "[wind]\nspeed = 5.0\n")
+    bad.write_text(POOL + "[wind]\nspeed = 500.0\n")
+    out = subprocess.run([sys.executable, "-m", "game", "validate", str(good), str(bad)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert f"{good}: ok (with sections of mods: wind)" in out.stdout
+    assert f"{bad}:8: wind.speed: must be between 0 and 60 (got 500)" in out.stderr
