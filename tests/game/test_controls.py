@@ -25,7 +25,6 @@ def _readme_rows() -> list[tuple[str, str]]:
     return rows
 
 
-@pytest.mark.xfail(strict=False, reason="README table pending")
 def test_readme_controls_table_matches_the_code():
     assert _readme_rows() == table_rows()
 
