@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -19,6 +20,10 @@ from engine.errors import SimulationError
 from engine.kernels import shallow_water as sw
 from engine.kernels.jit import announce_compile
 from engine.levels.schema import Boundary, Level
+
+# Below this many cells a substep takes microseconds: waking a second thread costs more than it
+# saves, and on a busy machine a descheduled worker stalls every parallel loop.
+PARALLEL_MIN_CELLS = 128 * 128
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 
@@ -41,7 +46,7 @@ class WaterGrid:
     az: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on z faces, cleared each step
     source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, sources, open and inflow sides)
     # outside surface height of each open (absorbing/outflow) side, x_min, x_max, z_min, z_max, m;
-    # None: the mean initial surface along that side. Waves leave through an open side; the mean
+    # None: an outflow side's `level` if it has one, else the mean initial surface along that side. Waves leave through an open side; the mean
     # level relaxes towards this one, like a pool opening onto a sea or a drain.
     open_level: tuple[float, float, float, float] | None = None
     substeps: int = field(default=0, init=False)  # CFL substeps the last step took
@@ -71,8 +76,12 @@ class WaterGrid:
         self._sides = np.array([_SIDE_CODE[self.boundary.side(s)] for s in sw.SIDE], dtype=np.int64)
         if self.open_level is None:
             eta = self.bed + self.h
-            edges = (np.s_[:, 0], np.s_[:, -1], np.s_[0, :], np.s_[-1, :])
-            self.open_level = tuple(_mean_wet_surface(eta[e], self.h[e]) for e in edges)  # type: ignore[assignment]
+            levels = []
+            for side, edge in zip(sw.SIDE, (np.s_[:, 0], np.s_[:, -1], np.s_[0, :], np.s_[-1, :])):
+                spec = self.boundary.spec(side)
+                drain_to = spec.kind == "outflow" and spec.level >= 0.0
+                levels.append(spec.level if drain_to else _mean_wet_surface(eta[edge], self.h[edge]))
+            self.open_level = tuple(levels)  # type: ignore[assignment]
         self._side_eta = np.array(self.open_level, dtype=np.float64)
         self._u2 = np.zeros_like(self.u)
         self._w2 = np.zeros_like(self.w)
@@ -174,11 +183,17 @@ class WaterGrid:
         """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway."""
         self._pour(dt)
         has_ext = bool(self.ax.any() or self.az.any())
-        with announce_compile(sw.advance, sw._advect, sw._depth, sw._accelerate_faces, sw._stats):
-            status, t, n, inflow = sw.advance(
-                self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows, self._inflow,
-                self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), has_ext,
-                sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
+        threads = numba.get_num_threads()
+        if self.h.size < PARALLEL_MIN_CELLS:
+            numba.set_num_threads(1)
+        try:
+            with announce_compile(sw.advance, sw._advect, sw._depth, sw._accelerate_faces, sw._stats):
+                status, t, n, inflow = sw.advance(
+                    self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
+                    self._inflow, self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt),
+                    has_ext, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
+        finally:
+            numba.set_num_threads(threads)
         self.substeps = n
         self.source_volume += inflow
         if has_ext:

@@ -29,6 +29,11 @@ def bilinear(a: F64, fk: F64, fi: F64) -> F64:
             + tk * ((1.0 - ti) * a[k0 + 1, i0] + ti * a[k0 + 1, i0 + 1]))
 
 
+def _front(v: F64, hl: F64, hr: F64, behind_l: F64, ahead_r: F64, dry: float) -> F64:
+    v = np.where((hr <= dry) & (hl > dry), np.maximum(v, np.maximum(behind_l, 0.0)), v)
+    return np.where((hl <= dry) & (hr > dry), np.minimum(v, np.minimum(ahead_r, 0.0)), v)
+
+
 def _open_faces(hl: F64, bl: F64, hr: F64, br: F64, dry: float) -> NDArray[np.bool_]:
     bmax = np.maximum(bl, br)
     return np.maximum(bl + hl, br + hr) > bmax + dry
@@ -67,6 +72,9 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
     kk, ii = np.meshgrid(np.arange(1, nz, dtype=float), np.arange(nx, dtype=float), indexing="ij")
     ubar = 0.25 * (u[:-1, :-1] + u[:-1, 1:] + u[1:, :-1] + u[1:, 1:])
     w2[1:-1, :] = bilinear(w, kk - np.clip(w[1:-1, :] * c, -1, 1), ii - np.clip(ubar * c, -1, 1))
+    # fronts onto dry cells take the velocity behind them
+    u2[:, 1:-1] = _front(u2[:, 1:-1], h[:, :-1], h[:, 1:], u[:, :-2], u[:, 2:], dry)
+    w2[1:-1, :] = _front(w2[1:-1, :], h[:-1, :], h[1:, :], w[:-2, :], w[2:, :], dry)
     # (2) depth in flux form, upwind depth, closed faces carry nothing
     F = np.zeros_like(u)
     up = np.where(u2[:, 1:-1] > 0.0, h[:, :-1], h[:, 1:])

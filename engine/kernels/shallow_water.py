@@ -82,6 +82,21 @@ def _advect_w(w, u, k, i, im, ip, c):
 
 
 @njit(cache=True, fastmath=_FAST)
+def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
+    """Carry the flow onto a dry cell: at a wet/dry face the water arrives with the velocity behind it.
+
+    Backtracing from a face that still holds zero velocity (it was dry) samples zero, so a front
+    running onto a dry bed would only be pushed by the thin tip's own tiny surface gradient and
+    stall into a bore. The face in front of the water takes the velocity of the face behind it
+    instead, when that one flows towards the dry cell (v_behind_l > 0 into h_r, v_ahead_r < 0 into h_l).
+    """
+    onto_r = h_r <= dry and h_l > dry
+    onto_l = h_l <= dry and h_r > dry
+    v = max(v, max(v_behind_l, 0.0)) if onto_r else v
+    return min(v, min(v_ahead_r, 0.0)) if onto_l else v
+
+
+@njit(cache=True, fastmath=_FAST)
 def _flux(vel, h_l, b_l, h_r, b_r, dry):
     """Volume flux per unit width through an interior face, m^2/s: velocity times upwind depth.
 
@@ -137,7 +152,7 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
         v_t + (v . grad) v = -g grad(eta) + a           [m/s^2]
 
     Each substep of length s: (1) semi-Lagrangian advection of u and w, bilinear, backtraced by the
-    face velocity; (2) depth in flux form with the upwind depth, h -= s / dx (F_r - F_l + G_t - G_b),
+    face velocity, with the velocity behind a wet/dry front carried onto it (`_front`); (2) depth in flux form with the upwind depth, h -= s / dx (F_r - F_l + G_t - G_b),
     which conserves volume to round-off; (3) velocity from the new surface gradient plus a, clamped
     to |v| s / dx <= clamp; (4) walls: reflective sides get zero normal velocity, open sides the
     characteristic condition of `_open_velocity`. The substep is
@@ -177,7 +192,7 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
         if vmax > runaway or n + need > max_substeps:
             return RUNAWAY_STATUS, elapsed, n, bvol
         s = remaining if need == 1 else remaining / need
-        _advect(u, w, u2, w2, s / dx)
+        _advect(h, u, w, u2, w2, s / dx, dry)
         _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry)
         for k in range(nz):
             bvol += inflow[k]
@@ -211,10 +226,12 @@ def _stats(h, u, w, rows):
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _advect(u, w, u2, w2, c):
-    """Semi-Lagrangian advection of u into u2 and w into w2; boundary faces keep their value."""
-    nz = u.shape[0]
-    nx = w.shape[1]
+def _advect(h, u, w, u2, w2, c, dry):
+    """Semi-Lagrangian advection of u into u2 and w into w2, fronts carried onto dry cells (`_front`).
+
+    Boundary faces keep their value (the walls set them after the velocity update).
+    """
+    nz, nx = h.shape
     for k in prange(nz + 1):
         if k < nz:
             km = max(k - 1, 0)
@@ -222,15 +239,19 @@ def _advect(u, w, u2, w2, c):
             u2[k, 0] = u[k, 0]
             u2[k, nx] = u[k, nx]
             for i in range(1, nx):
-                u2[k, i] = _advect_u(u, w, k, km, kp, i, c)
+                v = _advect_u(u, w, k, km, kp, i, c)
+                u2[k, i] = _front(v, h[k, i - 1], h[k, i], u[k, i - 1], u[k, i + 1], dry)
         if k == 0 or k == nz:
             for i in range(nx):
                 w2[k, i] = w[k, i]
         else:
-            w2[k, 0] = _advect_w(w, u, k, 0, 0, 1, c)
+            v = _advect_w(w, u, k, 0, 0, 1, c)
+            w2[k, 0] = _front(v, h[k - 1, 0], h[k, 0], w[k - 1, 0], w[k + 1, 0], dry)
             for i in range(1, nx - 1):
-                w2[k, i] = _advect_w(w, u, k, i, i - 1, i + 1, c)
-            w2[k, nx - 1] = _advect_w(w, u, k, nx - 1, nx - 2, nx - 1, c)
+                v = _advect_w(w, u, k, i, i - 1, i + 1, c)
+                w2[k, i] = _front(v, h[k - 1, i], h[k, i], w[k - 1, i], w[k + 1, i], dry)
+            v = _advect_w(w, u, k, nx - 1, nx - 2, nx - 1, c)
+            w2[k, nx - 1] = _front(v, h[k - 1, nx - 1], h[k, nx - 1], w[k - 1, nx - 1], w[k + 1, nx - 1], dry)
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)

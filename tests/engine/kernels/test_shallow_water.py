@@ -7,6 +7,7 @@ Both take the same CFL substeps, so after 100 steps they must agree to round-off
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -15,6 +16,15 @@ from engine.kernels import shallow_water as sw
 
 G = 9.81
 DT = 1.0 / 120.0
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny grids: run the parallel sweeps on one thread (a busy CI machine stalls thread barriers)."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(threads)
 
 
 def _scene(nz: int, nx: int, dx: float, depth: float, seed: int):
