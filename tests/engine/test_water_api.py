@@ -1,0 +1,162 @@
+"""The sim.water API other systems rely on: live arrays, sources, velocity probe, forces, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import SimulationError
+from engine.kernels import jit
+from engine.levels.schema import Boundary, BumpSpec, Level, PoolSpec, SideSpec, WaterSpec
+from engine.water import WaterGrid
+from engine.world import Simulation
+
+DT = 1.0 / 120.0
+
+
+def _level(**water) -> Level:
+    return Level(pool=PoolSpec(size=(1.0, 0.6), cell=0.05, wall_height=0.5), water=WaterSpec(level=0.2, **water))
+
+
+def test_from_level_builds_a_staggered_grid_filled_to_the_level():
+    grid = WaterGrid.from_level(_level(bumps=(BumpSpec(center=(0.5, 0.3), radius=0.1, height=0.02),)))
+    assert grid.shape == (12, 20)
+    assert grid.u.shape == (12, 21) and grid.w.shape == (13, 20)
+    assert grid.ax.shape == grid.u.shape and grid.az.shape == grid.w.shape
+    assert grid.h.dtype == np.float64 and grid.h.flags.writeable
+    assert 0.21 < grid.eta.max() <= 0.22                 # the bump's peak falls between cell centres
+    assert grid.eta.min() == pytest.approx(0.2)
+    assert grid.volume() == pytest.approx(float(grid.h.sum()) * 0.05 ** 2)
+
+
+def test_h_is_live_between_steps_and_keeps_its_identity():
+    grid = WaterGrid.from_level(_level())
+    h = grid.h
+    h[3, 4] += 0.01
+    for _ in range(5):
+        grid.step(DT)
+    assert grid.h is h
+    assert abs(grid.u).max() > 0.0        # the poke made waves
+
+
+def test_add_volume_spreads_water_and_counts_it():
+    grid = WaterGrid.from_level(_level())
+    v0 = grid.volume()
+    moved = grid.add_volume(0.5, 0.3, 1e-4, radius=0.1)
+    assert moved == pytest.approx(1e-4)
+    assert grid.volume() == pytest.approx(v0 + 1e-4)
+    assert grid.source_volume == pytest.approx(1e-4)
+    # removal stops where the cells run dry
+    moved = grid.add_volume(0.5, 0.3, -1.0, radius=0.1)
+    assert -1.0 < moved < 0.0
+    assert (grid.h >= 0.0).all()
+
+
+def test_sources_pour_until_removed_and_drains_stop_when_dry():
+    grid = WaterGrid.from_level(_level())
+    v0 = grid.volume()
+    handle = grid.add_source(0.5, 0.3, 0.1, 2e-3)
+    for _ in range(60):
+        grid.step(DT)
+    assert grid.volume() == pytest.approx(v0 + 60 * DT * 2e-3, rel=1e-9)
+    grid.remove_source(handle)
+    with pytest.raises(KeyError, match="no water source"):
+        grid.remove_source(handle)
+    v1 = grid.volume()
+    grid.step(DT)
+    assert grid.volume() == pytest.approx(v1, rel=1e-12)
+    drain = grid.add_source(0.5, 0.3, 0.2, -1.0)    # far more than the pool holds per step
+    for _ in range(240):
+        grid.step(DT)
+    assert (grid.h >= 0.0).all()
+    assert grid.volume() == pytest.approx(v0 + grid.source_volume, rel=1e-6)
+    grid.remove_source(drain)
+
+
+def test_velocity_at_interpolates_the_faces():
+    grid = WaterGrid.from_level(_level())
+    grid.u[:] = 0.3
+    grid.w[:] = -0.1
+    assert grid.velocity_at(0.42, 0.31) == pytest.approx((0.3, -0.1))
+    grid.u[:] = np.arange(grid.u.shape[1]) * grid.dx   # u = x on the faces
+    assert grid.velocity_at(0.42, 0.31)[0] == pytest.approx(0.42)
+
+
+def test_external_acceleration_tilts_the_surface_and_is_cleared_each_step():
+    grid = WaterGrid.from_level(_level())
+    for _ in range(120):
+        grid.ax[:] = 1.0                                # a steady wind along +x
+        grid.step(DT)
+    assert not grid.ax.any() and not grid.az.any()
+    eta = grid.eta
+    assert eta[:, -1].mean() > eta[:, 0].mean() + 0.005  # water piles up downwind
+
+
+def test_inflow_side_pours_its_rate_and_outflow_drains_to_its_level():
+    inflow = Boundary(x_min=SideSpec("inflow", rate=1e-3))
+    grid = WaterGrid.from_level(_level(boundary=inflow))
+    v0 = grid.volume()
+    for _ in range(120):
+        grid.step(DT)
+    assert grid.source_volume == pytest.approx(1e-3)
+    assert grid.volume() == pytest.approx(v0 + 1e-3, rel=1e-9)
+
+    outflow = Boundary(x_max=SideSpec("outflow", level=0.15))
+    grid = WaterGrid.from_level(_level(boundary=outflow))
+    for _ in range(1200):
+        grid.step(DT)
+    assert grid.eta.mean() == pytest.approx(0.15, abs=0.01)
+    assert grid.source_volume < 0.0
+
+
+def test_non_finite_water_stops_with_the_cell_and_time():
+    sim = Simulation(_level())
+    sim.step(3)
+    sim.water.h[4, 7] = np.nan
+    with pytest.raises(SimulationError, match=r"NaN or infinite at cell \(k=4, i=7\), x=0\.375 m, z=0\.225 m, t=0\.025"):
+        sim.step()
+
+
+def test_runaway_flow_stops_with_a_clear_error():
+    grid = WaterGrid.from_level(_level())
+    with pytest.raises(SimulationError, match=r"ran away at cell \(k=\d+, i=\d+\)"):
+        for _ in range(50):
+            grid.ax[:] = 1e9
+            grid.step(DT)
+
+
+def test_deep_fast_water_takes_cfl_substeps_instead_of_blowing_up():
+    level = Level(pool=PoolSpec(size=(1.0, 1.0), cell=0.02, wall_height=10.0),
+                  water=WaterSpec(level=5.0, bumps=(BumpSpec(center=(0.5, 0.5), radius=0.2, height=1.0),)))
+    grid = WaterGrid.from_level(level)
+    v0 = grid.volume()
+    for _ in range(60):
+        grid.step(DT)
+    # sqrt(g h) = 7.7 m/s on 2 cm cells: CFL 0.6 allows 1.6 ms, so a 1/120 s step takes >= 6 substeps
+    assert grid.substeps >= 6
+    assert np.isfinite(grid.h).all() and grid.volume() == pytest.approx(v0, rel=1e-9)
+
+
+def test_compile_message_only_when_the_cache_is_cold(capsys):
+    class Index:
+        def __init__(self, entries):
+            self.entries = entries
+
+        def _load_index(self):
+            return self.entries
+
+    class Dispatcher:
+        signatures: list = []
+
+        def __init__(self, entries):
+            self._cache = type("Cache", (), {"_cache_file": Index(entries)})()
+
+    cold, warm = Dispatcher({}), Dispatcher({"sig": "file"})
+    with jit.announce_compile(warm):
+        pass
+    assert capsys.readouterr().err == ""
+    with jit.announce_compile(cold, warm):
+        pass
+    with jit.announce_compile(cold, warm):                # once per process
+        pass
+    err = capsys.readouterr().err
+    assert err.count("compiling physics kernels") == 1 and "compiled physics kernels in" in err
