@@ -52,7 +52,7 @@ void main() {
     vec2 suv = gl_FragCoord.xy / viewport;
     float zw = linear_depth(gl_FragCoord.z);
     float thick = max(linear_depth(texture(scene_depth, suv).r) - zw, 0.0);
-    vec3 nv = mat3(view) * n;
+    vec3 nv = mat3(view) * vec3(n.x, 0.0, n.z);   // the tilt away from flat: still water bends nothing
     vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), vec2(0.001), vec2(0.999));
     float thick2 = linear_depth(texture(scene_depth, ruv).r) - zw;
     if (thick2 < 0.0) { ruv = suv; } else { thick = thick2; }   // never pull in what is above water

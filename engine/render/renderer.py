@@ -77,7 +77,8 @@ class Renderer:
         self._fallback_models()
         self.sim: Any = None
         self.contacts: list[tuple[float, tuple[float, float, float]]] = []
-        self.stats: dict[str, float] = {}
+        self.profile: dict[str, float] | None = None   # set to {} to time each pass (adds glFinish)
+        self._t = 0.0
         self.attach(sim)
         g.glBindVertexArray(0)
 
@@ -158,8 +159,8 @@ class Renderer:
         self.prop_verts = box
         self.body_meshes["prop"] = Mesh(meshes.flat_shade(box, faces), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
 
-    def _model_mesh(self, model: Any, flat: bool) -> tuple[Mesh, NDArray[np.float64]]:
-        key = ("model", getattr(model, "name", id(model)), flat)
+    def _model_mesh(self, mid: int, model: Any, flat: bool) -> tuple[Mesh, NDArray[np.float64]]:
+        key = ("model", mid, flat)      # model ids are append-only: an id never changes meaning
         verts = np.asarray(model.vertices, float)
         if key not in self.body_meshes:
             tris = np.asarray(model.triangles, int)
@@ -212,7 +213,7 @@ class Renderer:
             idx = np.asarray(members)[np.argsort(-dist[members], kind="stable")]
             kind = key[1] if key[0] == "m" else key[0]
             if key[0] == "m":
-                mesh, verts = self._model_mesh(models[key[2]], flat=(kind != "bottle"))
+                mesh, verts = self._model_mesh(key[2], models[key[2]], flat=(kind != "bottle"))
             elif kind == "shard":
                 mesh, verts = self.body_meshes[key], self.shard_verts[key[1]]
             else:
@@ -232,15 +233,19 @@ class Renderer:
                 frac = np.where(inner > 0, held / np.maximum(inner, 1e-12), 0.0)
                 scale = None
                 samples = self.inner_samples
-                if key[0] == "m":   # fit the fallback inside to the model's extent
-                    ext = (hi - lo) / np.maximum(self.bottle_verts.max(0) - self.bottle_verts.min(0), 1e-9)
-                    samples = samples * ext
+                lpos = pos[idx]
+                if key[0] == "m":   # fit the fallback inside into the model's bounding box
+                    flo, fhi = self.bottle_verts.min(0), self.bottle_verts.max(0)
+                    ext = (hi - lo) / np.maximum(fhi - flo, 1e-9)
+                    shift = lo - flo * ext
+                    samples = samples * ext + shift
                     scale = np.repeat(ext[None, :], len(idx), 0)
+                    lpos = pos[idx] + rot[idx] @ shift
                 levels = meshes.fill_levels(samples, rot[idx], pos[idx], frac)
                 inst[:, 20] = levels
                 if (frac > 0).any():
                     linst = inst.copy()
-                    linst[:, :16] = meshes.model_matrices(rot[idx], pos[idx], scale)
+                    linst[:, :16] = meshes.model_matrices(rot[idx], lpos, scale)
                     out["liquid"].append((self.body_meshes["liquid"], linst[frac > 0], 0.0))
                 out["glass"].append((mesh, inst, 0.0))
             elif kind == "shard":
@@ -285,9 +290,11 @@ class Renderer:
 
     def _advance_effects(self) -> None:
         t = float(self.sim.time)
-        dt = min(max(t - self._last_time, 0.0), 0.1)
+        dt = min(max(t - self._last_time, 0.0), 5.0)
         self._last_time = t
-        self.spray.step(dt, self._surface)
+        n = int(np.ceil(dt / 0.02))
+        for _ in range(n):          # effects follow simulated time, whatever the frame rate
+            self.spray.step(dt / n, self._surface)
         for pts in self.spray.landed:
             self.foam.add_points(pts)
         self.spray.landed.clear()
@@ -318,11 +325,22 @@ class Renderer:
             deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4, max_depth=max(2.0 * level.water.level, 0.05),
         )
 
+    def _mark(self, name: str) -> None:
+        if self.profile is None:
+            return
+        import time
+        gl().glFinish()
+        now = time.perf_counter()
+        if name != "start":
+            self.profile[name] = self.profile.get(name, 0.0) + (now - self._t) * 1000.0
+        self._t = now
+
     def draw(self, camera: OrbitCamera, debug: str | None = None) -> None:
         """Render one frame of the current simulation state into the frame target."""
         if debug is not None and debug not in DEBUG_VIEWS:
             raise ValueError(f"unknown debug view {debug!r}; choose from {', '.join(DEBUG_VIEWS)}")
         g = gl()
+        self._mark("start")
         self._advance_effects()
         self.upload_water()
         u = self._shared_uniforms(camera)
@@ -330,6 +348,7 @@ class Renderer:
         for p in self.programs.values():
             with p:
                 p.set(**u)
+        self._mark("cpu")
         self.water_tex.bind(UNIT["water"])
         self.tile_diffuse.bind(UNIT["tile_diffuse"])
         self.extra_tex.bind(UNIT["water_extra"])
@@ -351,6 +370,7 @@ class Renderer:
         g.glDepthFunc(g.GL_LESS)
         with self.programs["pool"]:
             self.pool_mesh.draw()
+        self._mark("pool")
         self._draw_bodies(groups, opaque=True)
         # the sky last, at the far plane, so only the pixels nothing covers pay for it
         g.glDepthFunc(g.GL_LEQUAL)
@@ -360,7 +380,9 @@ class Renderer:
             g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
         g.glDepthFunc(g.GL_LESS)
         g.glDepthMask(g.GL_TRUE)
+        self._mark("sky")
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
+        self._mark("glass_below")
 
         # 2. the frame: the scene, then the water surface, then what is above it
         self.scene.blit_to(self.frame)
@@ -376,7 +398,9 @@ class Renderer:
             p["debug_mode"] = 1 if debug == "depth" else 0
             g.glBindVertexArray(self.empty_vao.vao)
             g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+        self._mark("water")
         self._draw_bodies(groups, clip_side=+1)
+        self._mark("glass_above")
         if len(self.spray):
             g.glEnable(g.GL_BLEND)
             g.glDepthMask(g.GL_FALSE)
@@ -390,6 +414,7 @@ class Renderer:
         g.glDisable(g.GL_BLEND)
         g.glDepthMask(g.GL_TRUE)
         g.glBindVertexArray(0)
+        self._mark("spray_debug")
 
     def _draw_bodies(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
                      clip_side: int = 0, opaque: bool = False) -> None:

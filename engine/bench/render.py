@@ -1,0 +1,72 @@
+"""`bottles bench --render`: frames per second of the default level at 1280x720 with 256 x 256 water.
+
+The calm pool's own grid is 128 x 96; the bench rebuilds the same level on a square 4 m pool with a
+256 x 256 grid (cell 4/256 m), keeping its depth, walls, bottles, sky and camera. Drawing only:
+the simulation is stepped between frames but not timed. Headless (EGL) unless a display is chosen.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+from engine.paths import DEFAULT_LEVEL
+
+
+def bench_level(n: int = 256) -> Any:
+    """Return the default level on an n x n grid."""
+    from engine.levels import load_level
+    level = load_level(DEFAULT_LEVEL)
+    side = max(level.pool.size)
+    pool = dataclasses.replace(level.pool, size=(side, side), cell=side / n)
+    return dataclasses.replace(level, pool=pool)
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    """Render warm-up frames, then time frames (drawn and finished, not read back)."""
+    from engine.render.context import create_context, gl
+    window = create_context(64, 64)
+    from engine.render.camera import OrbitCamera
+    from engine.render.renderer import Renderer
+    from engine.world import Simulation
+    width, height = 1280, 720
+    sim = Simulation(bench_level(256))
+    g = gl()
+    renderer = Renderer(sim, width, height)
+    camera = OrbitCamera.from_level(sim.level, width / height)
+    frames = 10 if quick else 40
+    for _ in range(3):
+        sim.step()
+        renderer.draw(camera)
+    g.glFinish()
+    draw_s = 0.0
+    for _ in range(frames):
+        sim.step()
+        t = time.perf_counter()
+        renderer.draw(camera)
+        g.glFinish()
+        draw_s += time.perf_counter() - t
+    renderer.profile = {}
+    for _ in range(3):
+        renderer.draw(camera)
+    passes = {k: round(v / 3, 2) for k, v in renderer.profile.items()}
+    renderer.profile = None
+    t = time.perf_counter()
+    renderer.read_rgba()
+    read_ms = (time.perf_counter() - t) * 1000
+    nz, nx = sim.water.shape
+    out = {
+        "renderer": g.gl_info.get_renderer(),
+        "size": f"{width}x{height}",
+        "water_grid": f"{nx}x{nz}",
+        "frames": frames,
+        "ms_per_frame": 1000 * draw_s / frames,
+        "fps": frames / draw_s,
+        "readback_ms": read_ms,
+        "pass_ms": passes,
+        "target_fps": 30,
+    }
+    renderer.close()
+    window.close()
+    sim.close()
+    return out
