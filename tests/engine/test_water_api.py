@@ -131,8 +131,8 @@ def test_deep_fast_water_takes_cfl_substeps_instead_of_blowing_up():
     v0 = grid.volume()
     for _ in range(60):
         grid.step(DT)
-    # sqrt(g h) = 7.7 m/s on 2 cm cells: CFL 0.6 allows 1.6 ms, so a 1/120 s step takes >= 6 substeps
-    assert grid.substeps >= 6
+    # sqrt(g h) >= 7 m/s on 2 cm cells: CFL 0.66 allows under 1.9 ms, so a 1/120 s step takes >= 5 substeps
+    assert grid.substeps >= 5
     assert np.isfinite(grid.h).all() and grid.volume() == pytest.approx(v0, rel=1e-9)
 
 

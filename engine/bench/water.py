@@ -1,0 +1,122 @@
+"""`bottles bench` water section: the shallow-water step against real time, numpy and memory bandwidth.
+
+Scene: a 4 m x 4 m pool, 0.5 m deep, reflective walls, with a 5 cm mound released at t = 0 so the
+flow is not trivial; fixed step dt = 1/120 s. For each grid size the table gives wall ms per step
+(median of several batches: the machines are shared and jitter), CFL substeps per step, simulated
+seconds per wall second, the numpy reference's ms per step on the same state, and the memory floor:
+the bytes one step must move at the least (read h, bed, u, w and write h, u, w once per substep)
+over the copy bandwidth measured in this same run.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+
+import numba
+import numpy as np
+
+from engine.kernels import reference as ref
+from engine.kernels import shallow_water as sw
+from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
+from engine.water import WaterGrid
+
+DT = 1.0 / 120.0
+SIZES = (128, 256, 512, 1024, 2048)
+QUICK_SIZES = (128, 256, 512)
+TARGETS = {512: 8.0, 1024: 2.0}          # simulated s per wall s wanted on the 2-core machine
+MIN_ARRAYS = 7                           # per substep: read h, bed, u, w; write h, u, w
+SWEEP_ARRAYS = 17                        # what the three sweeps of this implementation touch per substep
+
+
+def pool(n: int) -> WaterGrid:
+    """The benchmark pool at n x n cells."""
+    level = Level(pool=PoolSpec(size=(4.0, 4.0), cell=4.0 / n, wall_height=1.0),
+                  water=WaterSpec(level=0.5, bumps=(BumpSpec(center=(1.3, 1.7), radius=0.4, height=0.05),)))
+    return WaterGrid.from_level(level)
+
+
+def bandwidth(quick: bool) -> float:
+    """Copy bandwidth in bytes/s (read + write counted), best of a few copies of a 256 MB array."""
+    a = np.ones((64 if quick else 256) * 2 ** 20 // 8)
+    b = np.empty_like(a)
+    best = math.inf
+    for _ in range(3 if quick else 5):
+        t = time.perf_counter()
+        np.copyto(b, a)
+        best = min(best, time.perf_counter() - t)
+    return 2.0 * a.nbytes / best
+
+
+def _time_steps(grid: WaterGrid, budget_s: float) -> tuple[float, int]:
+    """Median wall seconds per step over batches filling about budget_s; substeps of the last step."""
+    per_step: list[float] = []
+    start = time.perf_counter()
+    batch = 1
+    while time.perf_counter() - start < budget_s or len(per_step) < 3:
+        t = time.perf_counter()
+        for _ in range(batch):
+            grid.step(DT)
+        per_step.append((time.perf_counter() - t) / batch)
+        if per_step[-1] * batch < 0.02:
+            batch *= 2                   # keep batches long enough to time
+    return float(np.median(per_step)), grid.substeps
+
+
+def _time_reference(grid: WaterGrid, substeps: int, whole_step: bool) -> float:
+    """Seconds per step of the numpy reference on a copy of the grid's state."""
+    h, u, w = grid.h.copy(), grid.u.copy(), grid.w.copy()
+    args = (grid.ax, grid.az, grid._sides, grid._side_eta, grid.dx, grid.gravity)
+    t = time.perf_counter()
+    if whole_step:
+        ref.advance(h, grid.bed, u, w, *args, DT)
+        return time.perf_counter() - t
+    ref.substep(h, grid.bed, u, w, *args, DT / substeps)
+    return (time.perf_counter() - t) * substeps
+
+
+def run(quick: bool) -> dict[str, Any]:
+    """Time the water step at each size; return the table and the machine's figures."""
+    bw = bandwidth(quick)
+    t = time.perf_counter()
+    first = pool(32)
+    first.step(DT)                       # loads the kernels from the cache (or compiles them)
+    first_call = time.perf_counter() - t
+    rows = []
+    for n in QUICK_SIZES if quick else SIZES:
+        grid = pool(n)
+        for _ in range(2):
+            grid.step(DT)                # start the flow; first touches of the arrays
+        wall, substeps = _time_steps(grid, 0.5 if quick else 2.0)
+        ref_s = _time_reference(grid, substeps, whole_step=n <= 512)
+        cells = n * n
+        floor = substeps * MIN_ARRAYS * 8 * cells / bw
+        sweep = substeps * SWEEP_ARRAYS * 8 * cells / bw
+        row: dict[str, Any] = {
+            "cells": f"{n}x{n}",
+            "ms_per_step": wall * 1e3,
+            "substeps": substeps,
+            "sim_s_per_wall_s": DT / wall,
+            "numpy_ms_per_step": ref_s * 1e3,
+            "speedup_vs_numpy": ref_s / wall,
+            "floor_ms": floor * 1e3,
+            "floor_sim_s_per_wall_s": DT / floor,
+            "sweeps_floor_ms": sweep * 1e3,
+            "ns_per_cell_substep": wall / (substeps * cells) * 1e9,
+        }
+        if n in TARGETS:
+            row["target_sim_s_per_wall_s"] = TARGETS[n]
+            row["met"] = DT / wall >= TARGETS[n]
+        rows.append(row)
+    return {
+        "rows": rows,
+        "scene": "4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s, float64",
+        "threads": numba.get_num_threads(),
+        "cpus": os.cpu_count(),
+        "copy_bandwidth_GBps": bw / 1e9,
+        "first_call_s": first_call,
+        "cfl": sw.CFL,
+        "floor": f"{MIN_ARRAYS} arrays x 8 B per cell per substep (read h, bed, u, w; write h, u, w) / copy bandwidth",
+        "numpy_reference": "whole steps up to 512^2; above, one substep times the substep count",
+    }
