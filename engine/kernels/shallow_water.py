@@ -59,29 +59,22 @@ def _upwind(a, lo, mid, hi):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _advect_u(u, w, k, km, kp, i, c):
-    """Semi-Lagrangian u at x face (k, i): backtrace by (u, w averaged to the face), bilinear sample.
+def _sample(r0, r1, r2, i, a, b):
+    """Bilinear sample around r1[i] displaced by (-a, -b) cells: upwind in x along three rows, then in z.
 
-    |v| c <= 1 puts the departure point inside the 2 x 2 upwind stencil, so no gather is needed.
-    km, kp are the rows above and below, clamped to the grid.
+    |a|, |b| <= 1 put the departure point inside the 2 x 2 upwind stencil, so no gather is needed;
+    r0, r1, r2 are the rows behind, at and ahead of the face along z. The neighbours are written
+    i - 1 and i + 1 here, not passed in: LLVM then proves them in bounds and vectorises the loop.
     """
-    a = min(max(u[k, i] * c, -1.0), 1.0)
-    b = min(max(0.25 * (w[k, i - 1] + w[k, i] + w[k + 1, i - 1] + w[k + 1, i]) * c, -1.0), 1.0)
-    x0 = _upwind(a, u[km, i - 1], u[km, i], u[km, i + 1])
-    x1 = _upwind(a, u[k, i - 1], u[k, i], u[k, i + 1])
-    x2 = _upwind(a, u[kp, i - 1], u[kp, i], u[kp, i + 1])
-    return _upwind(b, x0, x1, x2)
+    return _upwind(b, _upwind(a, r0[i - 1], r0[i], r0[i + 1]), _upwind(a, r1[i - 1], r1[i], r1[i + 1]),
+                   _upwind(a, r2[i - 1], r2[i], r2[i + 1]))
 
 
-@njit(cache=True, fastmath=_FAST)
-def _advect_w(w, u, k, i, im, ip, c):
-    """Semi-Lagrangian w at interior z face (k, i); im, ip are the columns beside i, clamped."""
-    b = min(max(w[k, i] * c, -1.0), 1.0)
-    a = min(max(0.25 * (u[k - 1, i] + u[k - 1, i + 1] + u[k, i] + u[k, i + 1]) * c, -1.0), 1.0)
-    y0 = _upwind(a, w[k - 1, im], w[k - 1, i], w[k - 1, ip])
-    y1 = _upwind(a, w[k, im], w[k, i], w[k, ip])
-    y2 = _upwind(a, w[k + 1, im], w[k + 1, i], w[k + 1, ip])
-    return _upwind(b, y0, y1, y2)
+@njit(cache=True)
+def _sample_edge(r0, r1, r2, i, im, ip, a, b):
+    """`_sample` at the first or last column, the missing neighbour clamped to the edge."""
+    return _upwind(b, _upwind(a, r0[im], r0[i], r0[ip]), _upwind(a, r1[im], r1[i], r1[ip]),
+                   _upwind(a, r2[im], r2[i], r2[ip]))
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -228,33 +221,48 @@ def _stats(h, u, w, rows):
         rows[k, _V] = vm
 
 
+@njit(cache=True, fastmath=_FAST)
+def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry):
+    """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces around."""
+    nx = hr.shape[0]
+    out[0] = r1[0]
+    out[nx] = r1[nx]
+    for i in range(1, nx):
+        a = min(max(r1[i] * c, -1.0), 1.0)
+        b = min(max(0.25 * (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * c, -1.0), 1.0)
+        out[i] = _front(_sample(r0, r1, r2, i, a, b), hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry):
+    """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around."""
+    nx = h0.shape[0]
+    for i in range(1, nx - 1):
+        b = min(max(r1[i] * c, -1.0), 1.0)
+        a = min(max(0.25 * (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * c, -1.0), 1.0)
+        out[i] = _front(_sample(r0, r1, r2, i, a, b), h0[i], h1[i], r0[i], r2[i], dry)
+    for i in (0, nx - 1):
+        b = min(max(r1[i] * c, -1.0), 1.0)
+        a = min(max(0.25 * (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * c, -1.0), 1.0)
+        v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1), a, b)
+        out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
+
+
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _advect(h, u, w, u2, w2, c, dry):
     """Semi-Lagrangian advection of u into u2 and w into w2, fronts carried onto dry cells (`_front`).
 
-    Boundary faces keep their value (the walls set them after the velocity update).
+    Boundary faces keep their value (the walls set them after the velocity update). Rows go to
+    small functions over 1-D views: LLVM vectorises those loops where it gives up on 2-D indexing.
     """
     nz, nx = h.shape
     for k in prange(nz + 1):
         if k < nz:
-            km = max(k - 1, 0)
-            kp = min(k + 1, nz - 1)
-            u2[k, 0] = u[k, 0]
-            u2[k, nx] = u[k, nx]
-            for i in range(1, nx):
-                v = _advect_u(u, w, k, km, kp, i, c)
-                u2[k, i] = _front(v, h[k, i - 1], h[k, i], u[k, i - 1], u[k, i + 1], dry)
+            _advect_u_row(u[max(k - 1, 0)], u[k], u[min(k + 1, nz - 1)], w[k], w[k + 1], h[k], u2[k], c, dry)
         if k == 0 or k == nz:
-            for i in range(nx):
-                w2[k, i] = w[k, i]
+            w2[k, :] = w[k, :]
         else:
-            v = _advect_w(w, u, k, 0, 0, 1, c)
-            w2[k, 0] = _front(v, h[k - 1, 0], h[k, 0], w[k - 1, 0], w[k + 1, 0], dry)
-            for i in range(1, nx - 1):
-                v = _advect_w(w, u, k, i, i - 1, i + 1, c)
-                w2[k, i] = _front(v, h[k - 1, i], h[k, i], w[k - 1, i], w[k + 1, i], dry)
-            v = _advect_w(w, u, k, nx - 1, nx - 2, nx - 1, c)
-            w2[k, nx - 1] = _front(v, h[k - 1, nx - 1], h[k, nx - 1], w[k - 1, nx - 1], w[k + 1, nx - 1], dry)
+            _advect_w_row(w[k - 1], w[k], w[k + 1], u[k - 1], u[k], h[k - 1], h[k], w2[k], c, dry)
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
@@ -263,40 +271,48 @@ def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
     nz, nx = h.shape
     c = s / dx
     for k in prange(nz):
-        km = max(k - 1, 0)
-        kp = min(k + 1, nz - 1)
+        hr = h[k]
+        br = bed[k]
+        hm = h[max(k - 1, 0)]
+        bm = bed[max(k - 1, 0)]
+        hp = h[min(k + 1, nz - 1)]
+        bp = bed[min(k + 1, nz - 1)]
+        ur = u2[k]
+        wl = w2[k]
+        wh = w2[k + 1]
         f = np.empty(nx + 1)     # x-face fluxes of this row, m^2/s
         gb = np.empty(nx)        # z-face fluxes below ...
         gt = np.empty(nx)        # ... and above
         for i in range(1, nx):
-            f[i] = _flux(u2[k, i], h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i], dry)
+            f[i] = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
         q = 0.0
         f[0] = 0.0
         f[nx] = 0.0
         if sides[0] == OPEN:
-            f[0] = _boundary_flux(u2[k, 0], h[k, 0], bed[k, 0], side_eta[0], 1.0)
+            f[0] = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
             q += f[0]
         if sides[1] == OPEN:
-            f[nx] = -_boundary_flux(u2[k, nx], h[k, nx - 1], bed[k, nx - 1], side_eta[1], -1.0)
+            f[nx] = -_boundary_flux(ur[nx], hr[nx - 1], br[nx - 1], side_eta[1], -1.0)
             q -= f[nx]
         if k == 0:
             for i in range(nx):
-                gb[i] = _boundary_flux(w2[0, i], h[0, i], bed[0, i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
+                gb[i] = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
                 q += gb[i]
         else:
             for i in range(nx):
-                gb[i] = _flux(w2[k, i], h[km, i], bed[km, i], h[k, i], bed[k, i], dry)
+                gb[i] = _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
         if k == nz - 1:
             for i in range(nx):
-                gt[i] = -_boundary_flux(w2[nz, i], h[k, i], bed[k, i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
+                gt[i] = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
                 q -= gt[i]
         else:
             for i in range(nx):
-                gt[i] = _flux(w2[k + 1, i], h[k, i], bed[k, i], h[kp, i], bed[kp, i], dry)
+                gt[i] = _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
         # what leaves one cell enters its neighbour, so the sum over cells is conserved
+        out = hn[k]
         for i in range(nx):
-            x = h[k, i] - c * (f[i + 1] - f[i] + gt[i] - gb[i])
-            hn[k, i] = max(x, 0.0)   # round-off only: FLOW_CFL keeps the exact update non-negative
+            x = hr[i] - c * (f[i + 1] - f[i] + gt[i] - gb[i])
+            out[i] = max(x, 0.0)   # round-off only: FLOW_CFL keeps the exact update non-negative
         inflow[k] = q * dx * s
 
 
@@ -305,45 +321,53 @@ def _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g
     """Set u, w from u2, w2 and the surface of hn, apply the walls, copy hn into h, refresh `rows`."""
     nz, nx = h.shape
     gc = g * c
-    hb = hn.view(np.int64)
-    ub = u.view(np.int64)
-    wb = w.view(np.int64)
     for k in prange(nz + 1):
         vm = 0
         hm = 0
         if k < nz:
+            hr = hn[k]
+            br = bed[k]
+            vin = u2[k]
+            out = u[k]
             if has_ext:
+                acc = ax[k]
                 for i in range(1, nx):
-                    u[k, i] = _accelerate(u2[k, i], hn[k, i - 1], bed[k, i - 1], hn[k, i], bed[k, i],
-                                          ax[k, i] * s, gc, vcap, dry)
+                    out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
             else:
                 for i in range(1, nx):
-                    u[k, i] = _accelerate(u2[k, i], hn[k, i - 1], bed[k, i - 1], hn[k, i], bed[k, i],
-                                          0.0, gc, vcap, dry)
-            u[k, 0] = _open_velocity(hn[k, 0], bed[k, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-            u[k, nx] = (_open_velocity(hn[k, nx - 1], bed[k, nx - 1], side_eta[1], g, 1.0, vcap)
-                        if sides[1] == OPEN else 0.0)
+                    out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], 0.0, gc, vcap, dry)
+            out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
+            out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, vcap) if sides[1] == OPEN else 0.0
+            bits = out.view(np.int64)
             for i in range(nx + 1):
-                vm = max(vm, ub[k, i] & _ABS)
+                vm = max(vm, bits[i] & _ABS)
+            h[k, :] = hr
+            bits = hr.view(np.int64)
             for i in range(nx):
-                h[k, i] = hn[k, i]
-                hm = max(hm, hb[k, i] & _ABS)
+                hm = max(hm, bits[i] & _ABS)
+        out = w[k]
         if k == 0:
             for i in range(nx):
-                w[0, i] = _open_velocity(hn[0, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
+                out[i] = _open_velocity(hn[0, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
         elif k == nz:
             for i in range(nx):
-                w[nz, i] = (_open_velocity(hn[nz - 1, i], bed[nz - 1, i], side_eta[3], g, 1.0, vcap)
-                            if sides[3] == OPEN else 0.0)
-        elif has_ext:
-            for i in range(nx):
-                w[k, i] = _accelerate(w2[k, i], hn[k - 1, i], bed[k - 1, i], hn[k, i], bed[k, i],
-                                      az[k, i] * s, gc, vcap, dry)
+                out[i] = (_open_velocity(hn[nz - 1, i], bed[nz - 1, i], side_eta[3], g, 1.0, vcap)
+                          if sides[3] == OPEN else 0.0)
         else:
-            for i in range(nx):
-                w[k, i] = _accelerate(w2[k, i], hn[k - 1, i], bed[k - 1, i], hn[k, i], bed[k, i],
-                                      0.0, gc, vcap, dry)
+            h0 = hn[k - 1]
+            b0 = bed[k - 1]
+            h1 = hn[k]
+            b1 = bed[k]
+            vin = w2[k]
+            if has_ext:
+                acc = az[k]
+                for i in range(nx):
+                    out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
+            else:
+                for i in range(nx):
+                    out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], 0.0, gc, vcap, dry)
+        bits = out.view(np.int64)
         for i in range(nx):
-            vm = max(vm, wb[k, i] & _ABS)
+            vm = max(vm, bits[i] & _ABS)
         rows[k, _H] = hm
         rows[k, _V] = vm
