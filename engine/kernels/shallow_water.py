@@ -267,7 +267,12 @@ def _advect(h, u, w, u2, w2, c, dry):
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
-    """Update the depth into hn in flux form with the upwind depth; inflow[k] gets row k's m^3 in."""
+    """Update the depth into hn in flux form with the upwind depth; inflow[k] gets row k's m^3 in.
+
+    Each interior face flux is evaluated by both cells beside it, with the same operands in the
+    same order, so what leaves one cell is bit for bit what enters the next: the sum is conserved
+    to round-off while every row and column stays an independent, vectorisable loop.
+    """
     nz, nx = h.shape
     c = s / dx
     for k in prange(nz):
@@ -280,39 +285,40 @@ def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
         ur = u2[k]
         wl = w2[k]
         wh = w2[k + 1]
-        f = np.empty(nx + 1)     # x-face fluxes of this row, m^2/s
-        gb = np.empty(nx)        # z-face fluxes below ...
-        gt = np.empty(nx)        # ... and above
-        for i in range(1, nx):
-            f[i] = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
-        q = 0.0
-        f[0] = 0.0
-        f[nx] = 0.0
-        if sides[0] == OPEN:
-            f[0] = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
-            q += f[0]
-        if sides[1] == OPEN:
-            f[nx] = -_boundary_flux(ur[nx], hr[nx - 1], br[nx - 1], side_eta[1], -1.0)
-            q -= f[nx]
-        if k == 0:
-            for i in range(nx):
-                gb[i] = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
-                q += gb[i]
-        else:
-            for i in range(nx):
-                gb[i] = _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
-        if k == nz - 1:
-            for i in range(nx):
-                gt[i] = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
-                q -= gt[i]
-        else:
-            for i in range(nx):
-                gt[i] = _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-        # what leaves one cell enters its neighbour, so the sum over cells is conserved
         out = hn[k]
-        for i in range(nx):
-            x = hr[i] - c * (f[i + 1] - f[i] + gt[i] - gb[i])
-            out[i] = max(x, 0.0)   # round-off only: FLOW_CFL keeps the exact update non-negative
+        # interior x faces and the z faces into rows k - 1 and k + 1; walls and open sides below
+        low = 1.0 if k > 0 else 0.0
+        high = 1.0 if k < nz - 1 else 0.0
+        for i in range(1, nx - 1):
+            f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
+            f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry)
+            g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
+            g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
+            out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (FLOW_CFL)
+        q = 0.0
+        for i in (0, nx - 1):
+            f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry) if i > 0 else 0.0
+            f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry) if i < nx - 1 else 0.0
+            if i == 0 and sides[0] == OPEN:
+                f_l = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
+                q += f_l
+            if i == nx - 1 and sides[1] == OPEN:
+                f_r = -_boundary_flux(ur[nx], hr[i], br[i], side_eta[1], -1.0)
+                q -= f_r
+            g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
+            g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
+            out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)
+        # the z walls: rows 0 and nz - 1 add their open-side fluxes
+        if k == 0 and sides[2] == OPEN:
+            for i in range(nx):
+                g = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0)
+                out[i] = max(out[i] + c * g, 0.0)
+                q += g
+        if k == nz - 1 and sides[3] == OPEN:
+            for i in range(nx):
+                g = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0)
+                out[i] = max(out[i] - c * g, 0.0)
+                q -= g
         inflow[k] = q * dx * s
 
 
