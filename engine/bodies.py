@@ -4,7 +4,9 @@ State per slot (world frame, SI): `pos` centre of mass, `vel`, `quat` (w, x, y, 
 `angvel`; mass properties `mass`, `inv_mass`, `inertia`/`inv_inertia` (3x3 in the body frame,
 about the centre of mass); `volume` enclosed by the outer surface, `held_water`/`inner_volume`
 for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `friction`;
-`kind` (index into KINDS) and `model_id` (index into `models`).
+`sleep` seconds spent at rest (asleep past IntegrateBodies.SLEEP_AFTER; any write to vel wakes
+nothing by itself: set sleep[slot] = 0 to wake a body); `kind` (index into KINDS) and `model_id` (index into `models`); `group` >= 0 marks bodies that
+do not collide with each other (the fresh fragments of one bottle, for a moment).
 
 Forces: other systems add into `force` and `torque` (N, N m, world frame, about the centre of
 mass) during a step; IntegrateBodies applies them at the start of the NEXT step (the coupling runs
@@ -27,7 +29,8 @@ from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 
 KINDS = ("bottle", "shard", "prop")
-SHARD_POINTS = 12      # contact points per fragment (farthest-point subset of its vertices)
+SHARD_POINTS = 16      # contact points per fragment (farthest-point subset of its vertices: corners and mid-surface)
+BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
 PROP_POINTS = 64       # contact points per prop model
 
 
@@ -55,12 +58,13 @@ class BodyStore:
             grow(name, (3,))
         grow("quat", (4,))
         for name in ("mass", "inv_mass", "volume", "held_water", "inner_volume", "submerged",
-                     "restitution", "friction", "radius"):
+                     "restitution", "friction", "radius", "sleep"):
             grow(name, ())
         grow("inertia", (3, 3)); grow("inv_inertia", (3, 3))
         grow("alive", (), np.bool_, False)
         grow("kind", (), np.int8, 0)
         grow("model_id", (), np.int32, 0)
+        grow("group", (), np.int64, -1)
         self.capacity = cap
 
     # -- models --------------------------------------------------------------------------------
@@ -96,7 +100,7 @@ class BodyStore:
               velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
               orientation: Iterable[float] = (1, 0, 0, 0), *, volume: float | None = None,
               held_water: float = 0.0, inner_volume: float = 0.0, restitution: float = 0.35,
-              friction: float = 0.5) -> int:
+              friction: float = 0.5, group: int = -1) -> int:
         """Fill a free slot (holes first, last freed first) and return it."""
         if self.free:
             s = self.free.pop()
@@ -111,7 +115,7 @@ class BodyStore:
             raise ValueError(f"orientation quaternion {tuple(q)} has zero length")
         self.pos[s] = tuple(position); self.vel[s] = tuple(velocity); self.angvel[s] = tuple(angular_velocity)
         self.quat[s] = q / nq
-        self.force[s] = 0.0; self.torque[s] = 0.0; self.submerged[s] = 0.0
+        self.force[s] = 0.0; self.torque[s] = 0.0; self.submerged[s] = 0.0; self.sleep[s] = 0.0
         self.set_mass(s, props)
         self.volume[s] = props.volume if volume is None else volume
         self.held_water[s] = held_water
@@ -120,6 +124,7 @@ class BodyStore:
         self.friction[s] = friction
         self.kind[s] = KINDS.index(kind)
         self.model_id[s] = model_id
+        self.group[s] = group
         self.radius[s] = self.models[model_id].radius
         self.alive[s] = True
         return s
@@ -290,7 +295,7 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
     if mid is None:
         v, t = bs.outer
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
-        mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=len(v),
+        mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
                                             meta=meta), key)
     return mid, total, glass
 

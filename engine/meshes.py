@@ -55,6 +55,8 @@ def mass_properties(vertices: F64, triangles: I32, density: float = 1.0) -> Mass
     """
     v = np.asarray(vertices, dtype=np.float64)
     t = np.asarray(triangles, dtype=np.int64)
+    ref = v.mean(axis=0)          # moments about a nearby point: less cancellation far from the origin
+    v = v - ref
     a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
     det = np.einsum("ij,ij->i", a, np.cross(b, c))
     vol = det.sum() / 6.0
@@ -68,7 +70,7 @@ def mass_properties(vertices: F64, triangles: I32, density: float = 1.0) -> Mass
     mass = density * vol
     cov_c = cov - mass * np.outer(com, com)
     inertia = np.trace(cov_c) * np.eye(3) - cov_c
-    return MassProperties(float(mass), float(vol), com, 0.5 * (inertia + inertia.T))
+    return MassProperties(float(mass), float(vol), com + ref, 0.5 * (inertia + inertia.T))
 
 
 def signed_volume(vertices: F64, triangles: I32) -> float:

@@ -58,8 +58,16 @@ def margins(n, alive, vel, angvel, radius, dt, slop, out):
 
 
 @njit(cache=True)
-def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd):
+def contact_key(a, b, k, kind):
+    """A contact's identity across steps: bodies a, b (-1 static), local point index k, and the
+    feature kind (0 floor, 1-4 walls, 5-6 the pair's two directions). Fits in 59 bits."""
+    return ((a * 1048576 + (b + 1)) * 65536 + k) * 8 + kind
+
+
+@njit(cache=True)
+def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd, key, ck):
     if count < cap:
+        ck[count] = key
         ca[count] = a; cb[count] = b
         cp[count, 0] = p[0]; cp[count, 1] = p[1]; cp[count, 2] = p[2]
         cn[count, 0] = nx; cn[count, 1] = ny; cn[count, 2] = nz
@@ -68,13 +76,13 @@ def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd):
 
 
 @njit(cache=True)
-def detect_static(n, alive, pos, rot, radius, margin, model_id, pt_start, pts, bed, bed_max, dx,
-                  size_x, size_z, ca, cb, cp, cn, cd, count):
-    """Append contacts of every body's points with the bed and the walls; return the new count."""
+def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, bed, bed_max, dx,
+                  size_x, size_z, ca, cb, cp, cn, cd, ck, count):
+    """Append contacts of every active body's points with the bed and the walls; return the count."""
     cap = ca.shape[0]
     p = np.empty(3)
     for i in range(n):
-        if not alive[i]:
+        if not active[i]:
             continue
         r, m = radius[i], margin[i]
         floor = pos[i, 1] - r < bed_max + m
@@ -86,7 +94,8 @@ def detect_static(n, alive, pos, rot, radius, margin, model_id, pt_start, pts, b
             continue
         R = rot[i]
         mid = model_id[i]
-        for k in range(pt_start[mid], pt_start[mid + 1]):
+        k0 = pt_start[mid]
+        for k in range(k0, pt_start[mid + 1]):
             for c in range(3):
                 p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
             if floor:
@@ -94,21 +103,29 @@ def detect_static(n, alive, pos, rot, radius, margin, model_id, pt_start, pts, b
                 inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
                 d = (p[1] - h) * inv
                 if d < m:
-                    count = _push(count, cap, i, -1, p, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd)
+                    count = _push(count, cap, i, -1, p, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd,
+                              contact_key(i, -1, k - k0, 0), ck)
             if wx0 and p[0] < m:
-                count = _push(count, cap, i, -1, p, 1.0, 0.0, 0.0, p[0], ca, cb, cp, cn, cd)
+                count = _push(count, cap, i, -1, p, 1.0, 0.0, 0.0, p[0], ca, cb, cp, cn, cd,
+                              contact_key(i, -1, k - k0, 1), ck)
             if wx1 and size_x - p[0] < m:
-                count = _push(count, cap, i, -1, p, -1.0, 0.0, 0.0, size_x - p[0], ca, cb, cp, cn, cd)
+                count = _push(count, cap, i, -1, p, -1.0, 0.0, 0.0, size_x - p[0], ca, cb, cp, cn, cd,
+                              contact_key(i, -1, k - k0, 2), ck)
             if wz0 and p[2] < m:
-                count = _push(count, cap, i, -1, p, 0.0, 0.0, 1.0, p[2], ca, cb, cp, cn, cd)
+                count = _push(count, cap, i, -1, p, 0.0, 0.0, 1.0, p[2], ca, cb, cp, cn, cd,
+                              contact_key(i, -1, k - k0, 3), ck)
             if wz1 and size_z - p[2] < m:
-                count = _push(count, cap, i, -1, p, 0.0, 0.0, -1.0, size_z - p[2], ca, cb, cp, cn, cd)
+                count = _push(count, cap, i, -1, p, 0.0, 0.0, -1.0, size_z - p[2], ca, cb, cp, cn, cd,
+                              contact_key(i, -1, k - k0, 4), ck)
     return count
 
 
 @njit(cache=True)
-def broad_phase(n, alive, pos, radius, margin, pa, pb):
+def broad_phase(n, alive, awake, pos, radius, margin, group, pa, pb, active):
     """Candidate pairs (a < b) whose grown bounding spheres overlap: sort and sweep along x.
+    Bodies of the same group >= 0 (fresh fragments of one bottle) do not collide with each other;
+    two sleeping bodies are not paired. `active` is set for awake bodies and for sleeping bodies
+    paired with an awake one (they take part in this step's contacts).
 
     Returns the number of pairs (may exceed the buffer size: grow and call again).
     """
@@ -116,6 +133,7 @@ def broad_phase(n, alive, pos, radius, margin, pa, pb):
     idx = np.empty(n, np.int64)
     m = 0
     for i in range(n):
+        active[i] = awake[i]
         if alive[i]:
             idx[m] = i
             m += 1
@@ -133,12 +151,18 @@ def broad_phase(n, alive, pos, radius, margin, pa, pb):
             if lo[order[t]] > hi:
                 break
             j = idx[order[t]]
+            if group[i] >= 0 and group[i] == group[j]:
+                continue
+            if not awake[i] and not awake[j]:
+                continue
             rr = radius[i] + margin[i] + radius[j] + margin[j]
             dx = pos[i, 0] - pos[j, 0]; dy = pos[i, 1] - pos[j, 1]; dz = pos[i, 2] - pos[j, 2]
             if dx * dx + dy * dy + dz * dz < rr * rr:
                 if count < cap:
                     pa[count] = min(i, j); pb[count] = max(i, j)
                 count += 1
+                active[i] = True
+                active[j] = True
     return count
 
 
@@ -199,8 +223,8 @@ def _point_vs_prims(l, prims, q0, q1):
 
 
 @njit(cache=True)
-def _points_vs_body(a, b, sign, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
-                    pa_, pb_, ca, cb, cp, cn, cd, count):
+def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
+                    pa_, pb_, ca, cb, cp, cn, cd, ck, count):
     """Points of body a against the primitives of body b; contacts are stored as (pa_, pb_) with the
     normal pointing from pb_ to pa_ (sign flips it when a is the pair's second body)."""
     cap = ca.shape[0]
@@ -208,9 +232,12 @@ def _points_vs_body(a, b, sign, pos, rot, model_id, pt_start, pts, prim_start, p
     ma, mb = model_id[a], model_id[b]
     q0, q1 = prim_start[mb], prim_start[mb + 1]
     p = np.empty(3); l = np.empty(3)
+    reach = (radius[b] + m) ** 2
     for k in range(pt_start[ma], pt_start[ma + 1]):
         for c in range(3):
             p[c] = pos[a, c] + Ra[c, 0] * pts[k, 0] + Ra[c, 1] * pts[k, 1] + Ra[c, 2] * pts[k, 2]
+        if (p[0] - pos[b, 0]) ** 2 + (p[1] - pos[b, 1]) ** 2 + (p[2] - pos[b, 2]) ** 2 > reach:
+            continue
         for c in range(3):
             l[c] = Rb[0, c] * (p[0] - pos[b, 0]) + Rb[1, c] * (p[1] - pos[b, 1]) + Rb[2, c] * (p[2] - pos[b, 2])
         d, n0, n1, n2 = _point_vs_prims(l, prims, q0, q1)
@@ -218,21 +245,22 @@ def _points_vs_body(a, b, sign, pos, rot, model_id, pt_start, pts, prim_start, p
             wx = Rb[0, 0] * n0 + Rb[0, 1] * n1 + Rb[0, 2] * n2
             wy = Rb[1, 0] * n0 + Rb[1, 1] * n1 + Rb[1, 2] * n2
             wz = Rb[2, 0] * n0 + Rb[2, 1] * n1 + Rb[2, 2] * n2
-            count = _push(count, cap, pa_, pb_, p, sign * wx, sign * wy, sign * wz, d, ca, cb, cp, cn, cd)
+            count = _push(count, cap, pa_, pb_, p, sign * wx, sign * wy, sign * wz, d, ca, cb, cp, cn, cd,
+                          contact_key(pa_, pb_, k - pt_start[ma], 5 if sign > 0 else 6), ck)
     return count
 
 
 @njit(cache=True)
-def detect_pairs(npairs, pa, pb, pos, rot, margin, model_id, pt_start, pts, prim_start, prims,
-                 ca, cb, cp, cn, cd, count):
+def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, pts, prim_start, prims,
+                 ca, cb, cp, cn, cd, ck, count):
     """Append contacts for each candidate pair: points of a vs shapes of b, and b vs a."""
     for s in range(npairs):
         a, b = pa[s], pb[s]
         m = margin[a] + margin[b]
-        count = _points_vs_body(a, b, 1.0, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
-                                a, b, ca, cb, cp, cn, cd, count)
-        count = _points_vs_body(b, a, -1.0, pos, rot, model_id, pt_start, pts, prim_start, prims, m,
-                                a, b, ca, cb, cp, cn, cd, count)
+        count = _points_vs_body(a, b, 1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
+                                a, b, ca, cb, cp, cn, cd, ck, count)
+        count = _points_vs_body(b, a, -1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
+                                a, b, ca, cb, cp, cn, cd, ck, count)
     return count
 
 
@@ -242,84 +270,62 @@ def _cross(a0, a1, a2, b0, b1, b2):
 
 
 @njit(cache=True)
-def _inv_k(ima, imb, Ia, Ib, ra, rb, d, has_b):
-    """1 / (1/m_a + 1/m_b + (r_a x d) I_a^-1 (r_a x d) + (r_b x d) I_b^-1 (r_b x d))."""
-    c0, c1, c2 = _cross(ra[0], ra[1], ra[2], d[0], d[1], d[2])
-    k = ima
-    for i in range(3):
-        ci = (c0, c1, c2)[i]
-        k += ci * (Ia[i, 0] * c0 + Ia[i, 1] * c1 + Ia[i, 2] * c2)
-    if has_b:
-        c0, c1, c2 = _cross(rb[0], rb[1], rb[2], d[0], d[1], d[2])
-        k += imb
-        for i in range(3):
-            ci = (c0, c1, c2)[i]
-            k += ci * (Ib[i, 0] * c0 + Ib[i, 1] * c1 + Ib[i, 2] * c2)
-    return 1.0 / k
-
-
-@njit(cache=True)
-def _apply(i, P0, P1, P2, r, sgn, vel, angvel, inv_mass, inv_iw):
-    im = inv_mass[i] * sgn
-    vel[i, 0] += im * P0; vel[i, 1] += im * P1; vel[i, 2] += im * P2
-    t0, t1, t2 = _cross(r[0], r[1], r[2], P0, P1, P2)
-    I = inv_iw[i]
-    angvel[i, 0] += sgn * (I[0, 0] * t0 + I[0, 1] * t1 + I[0, 2] * t2)
-    angvel[i, 1] += sgn * (I[1, 0] * t0 + I[1, 1] * t1 + I[1, 2] * t2)
-    angvel[i, 2] += sgn * (I[2, 0] * t0 + I[2, 1] * t1 + I[2, 2] * t2)
-
-
-@njit(cache=True)
-def _rel_vel(a, b, ra, rb, vel, angvel):
-    w = angvel[a]
-    c0, c1, c2 = _cross(w[0], w[1], w[2], ra[0], ra[1], ra[2])
-    v0 = vel[a, 0] + c0; v1 = vel[a, 1] + c1; v2 = vel[a, 2] + c2
-    if b >= 0:
-        w = angvel[b]
-        c0, c1, c2 = _cross(w[0], w[1], w[2], rb[0], rb[1], rb[2])
-        v0 -= vel[b, 0] + c0; v1 -= vel[b, 1] + c1; v2 -= vel[b, 2] + c2
-    return v0, v1, v2
-
-
-@njit(cache=True)
-def solve(nc, ca, cb, cp, cn, cd, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
-          iterations, bounce_speed, beta, slop, max_push, jn, vn0, toi):
+def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
+          iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi):
     """Resolve all contacts by sequential impulses (see the module docstring); writes the
     accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
-    toi per body (-1: untouched; else the time into the step of its first impulse, s)."""
-    ra = np.zeros((nc, 3)); rb = np.zeros((nc, 3))
-    t1 = np.zeros((nc, 3)); t2 = np.zeros((nc, 3))
-    kn = np.zeros(nc); k1 = np.zeros(nc); k2 = np.zeros(nc)
-    target = np.zeros(nc); tau = np.zeros(nc); mu = np.zeros(nc)
-    jt1 = np.zeros(nc); jt2 = np.zeros(nc)
-    zero3 = np.zeros((3, 3))
+    toi per body (-1: untouched; else the time into the step of its first impulse, s).
+
+    Warm start: a contact whose key (bodies, point, feature) is in `prev_keys` (sorted) starts
+    from `warm` times the impulses it ended the last (sub)step with (`prev_j`: normal, t1, t2);
+    resting stacks converge in a few sweeps instead of jittering. Final impulses go to jn, jt.
+
+    Per contact and direction d in (n, t1, t2) the Jacobian rows are precomputed:
+    r x d and I^-1 (r x d) for both bodies, so an iteration is dot products and axpys.
+    """
+    # D[c, k]: direction k (0: n, 1: t1, 2: t2); RA/RB: r x d; WA/WB: I^-1 (r x d); K: 1 / effective mass
+    D = np.empty((nc, 3, 3)); RA = np.empty((nc, 3, 3)); RB = np.zeros((nc, 3, 3))
+    WA = np.empty((nc, 3, 3)); WB = np.zeros((nc, 3, 3)); K = np.empty((nc, 3))
+    target = np.empty(nc); tau = np.empty(nc); mu = np.empty(nc)
+    jt1 = jt[:, 0]; jt2 = jt[:, 1]
+    npk = prev_keys.shape[0]
     for c in range(nc):
         a, b = ca[c], cb[c]
-        n = cn[c]
-        for k in range(3):
-            ra[c, k] = cp[c, k] - pos[a, k]
-            rb[c, k] = cp[c, k] - pos[b, k] if b >= 0 else 0.0
-        # tangent basis
-        if abs(n[0]) < 0.57735:
-            u0, u1, u2 = _cross(n[0], n[1], n[2], 1.0, 0.0, 0.0)
+        n0, n1, n2 = cn[c, 0], cn[c, 1], cn[c, 2]
+        if abs(n0) < 0.57735:
+            u0, u1, u2 = _cross(n0, n1, n2, 1.0, 0.0, 0.0)
         else:
-            u0, u1, u2 = _cross(n[0], n[1], n[2], 0.0, 1.0, 0.0)
+            u0, u1, u2 = _cross(n0, n1, n2, 0.0, 1.0, 0.0)
         un = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-        t1[c, 0], t1[c, 1], t1[c, 2] = u0 / un, u1 / un, u2 / un
-        t2[c, 0], t2[c, 1], t2[c, 2] = _cross(n[0], n[1], n[2], t1[c, 0], t1[c, 1], t1[c, 2])
-        has_b = b >= 0
-        Ib = inv_iw[b] if has_b else zero3
-        imb = inv_mass[b] if has_b else 0.0
-        kn[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], n, has_b)
-        k1[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], t1[c], has_b)
-        k2[c] = _inv_k(inv_mass[a], imb, inv_iw[a], Ib, ra[c], rb[c], t2[c], has_b)
+        u0 /= un; u1 /= un; u2 /= un
+        s0, s1, s2 = _cross(n0, n1, n2, u0, u1, u2)
+        D[c, 0, 0] = n0; D[c, 0, 1] = n1; D[c, 0, 2] = n2
+        D[c, 1, 0] = u0; D[c, 1, 1] = u1; D[c, 1, 2] = u2
+        D[c, 2, 0] = s0; D[c, 2, 1] = s1; D[c, 2, 2] = s2
+        ra0 = cp[c, 0] - pos[a, 0]; ra1 = cp[c, 1] - pos[a, 1]; ra2 = cp[c, 2] - pos[a, 2]
+        Ia = inv_iw[a]
+        for k in range(3):
+            x0, x1, x2 = _cross(ra0, ra1, ra2, D[c, k, 0], D[c, k, 1], D[c, k, 2])
+            RA[c, k, 0] = x0; RA[c, k, 1] = x1; RA[c, k, 2] = x2
+            for i in range(3):
+                WA[c, k, i] = Ia[i, 0] * x0 + Ia[i, 1] * x1 + Ia[i, 2] * x2
+            K[c, k] = inv_mass[a] + x0 * WA[c, k, 0] + x1 * WA[c, k, 1] + x2 * WA[c, k, 2]
         e = restitution[a]
         mu[c] = friction[a]
-        if has_b:
+        if b >= 0:
+            rb0 = cp[c, 0] - pos[b, 0]; rb1 = cp[c, 1] - pos[b, 1]; rb2 = cp[c, 2] - pos[b, 2]
+            Ib = inv_iw[b]
+            for k in range(3):
+                x0, x1, x2 = _cross(rb0, rb1, rb2, D[c, k, 0], D[c, k, 1], D[c, k, 2])
+                RB[c, k, 0] = x0; RB[c, k, 1] = x1; RB[c, k, 2] = x2
+                for i in range(3):
+                    WB[c, k, i] = Ib[i, 0] * x0 + Ib[i, 1] * x1 + Ib[i, 2] * x2
+                K[c, k] += inv_mass[b] + x0 * WB[c, k, 0] + x1 * WB[c, k, 1] + x2 * WB[c, k, 2]
             e = max(e, restitution[b])
             mu[c] = np.sqrt(friction[a] * friction[b])
-        v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
-        vn = v0 * n[0] + v1 * n[1] + v2 * n[2]
+        for k in range(3):
+            K[c, k] = 1.0 / K[c, k]
+        vn = _vel_along(c, 0, a, b, D, RA, RB, vel, angvel)
         vn0[c] = vn
         d = cd[c]
         tau[c] = 0.0
@@ -333,37 +339,43 @@ def solve(nc, ca, cb, cp, cn, cd, pos, vel, angvel, inv_mass, inv_iw, restitutio
             t = -e * vn if vn < -bounce_speed else 0.0
             push = min(beta * (-d - slop) / dt, max_push)
             target[c] = max(t, push)
-        jn[c] = 0.0
+        jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
+    if npk > 0 and warm > 0.0:
+        # after every target is set from the unperturbed velocities
+        for c in range(nc):
+            j = np.searchsorted(prev_keys, ck[c])
+            if j < npk and prev_keys[j] == ck[c]:
+                a, b = ca[c], cb[c]
+                jn[c] = warm * prev_j[j, 0]; jt1[c] = warm * prev_j[j, 1]; jt2[c] = warm * prev_j[j, 2]
+                _push_along(c, 0, jn[c], a, b, D, WA, WB, vel, angvel, inv_mass)
+                _push_along(c, 1, jt1[c], a, b, D, WA, WB, vel, angvel, inv_mass)
+                _push_along(c, 2, jt2[c], a, b, D, WA, WB, vel, angvel, inv_mass)
     for _ in range(iterations):
         for c in range(nc):
             a, b = ca[c], cb[c]
-            n = cn[c]
-            v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
-            vn = v0 * n[0] + v1 * n[1] + v2 * n[2]
-            new = max(jn[c] + kn[c] * (target[c] - vn), 0.0)
+            vn = _vel_along(c, 0, a, b, D, RA, RB, vel, angvel)
+            new = jn[c] + K[c, 0] * (target[c] - vn)
+            if new < 0.0:
+                new = 0.0
             dj = new - jn[c]
             jn[c] = new
             if dj != 0.0:
-                _apply(a, dj * n[0], dj * n[1], dj * n[2], ra[c], 1.0, vel, angvel, inv_mass, inv_iw)
-                if b >= 0:
-                    _apply(b, dj * n[0], dj * n[1], dj * n[2], rb[c], -1.0, vel, angvel, inv_mass, inv_iw)
-            lim = mu[c] * jn[c]
-            v0, v1, v2 = _rel_vel(a, b, ra[c], rb[c], vel, angvel)
-            n1 = jt1[c] - k1[c] * (v0 * t1[c, 0] + v1 * t1[c, 1] + v2 * t1[c, 2])
-            n2 = jt2[c] - k2[c] * (v0 * t2[c, 0] + v1 * t2[c, 1] + v2 * t2[c, 2])
-            mag = np.sqrt(n1 * n1 + n2 * n2)
-            if mag > lim:
-                s = lim / mag if mag > 0.0 else 0.0
+                _push_along(c, 0, dj, a, b, D, WA, WB, vel, angvel, inv_mass)
+            lim = mu[c] * new
+            v1 = _vel_along(c, 1, a, b, D, RA, RB, vel, angvel)
+            v2 = _vel_along(c, 2, a, b, D, RA, RB, vel, angvel)
+            n1 = jt1[c] - K[c, 1] * v1
+            n2 = jt2[c] - K[c, 2] * v2
+            mag2 = n1 * n1 + n2 * n2
+            if mag2 > lim * lim:
+                s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
                 n1 *= s; n2 *= s
             d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
             jt1[c] = n1; jt2[c] = n2
-            if d1 != 0.0 or d2 != 0.0:
-                P0 = d1 * t1[c, 0] + d2 * t2[c, 0]
-                P1 = d1 * t1[c, 1] + d2 * t2[c, 1]
-                P2 = d1 * t1[c, 2] + d2 * t2[c, 2]
-                _apply(a, P0, P1, P2, ra[c], 1.0, vel, angvel, inv_mass, inv_iw)
-                if b >= 0:
-                    _apply(b, P0, P1, P2, rb[c], -1.0, vel, angvel, inv_mass, inv_iw)
+            if d1 != 0.0:
+                _push_along(c, 1, d1, a, b, D, WA, WB, vel, angvel, inv_mass)
+            if d2 != 0.0:
+                _push_along(c, 2, d2, a, b, D, WA, WB, vel, angvel, inv_mass)
     for c in range(nc):
         if jn[c] > 0.0:
             for i in (ca[c], cb[c]):
@@ -371,8 +383,33 @@ def solve(nc, ca, cb, cp, cn, cd, pos, vel, angvel, inv_mass, inv_iw, restitutio
                     toi[i] = tau[c] if toi[i] < 0.0 else min(toi[i], tau[c])
 
 
+@njit(cache=True, inline="always")
+def _vel_along(c, k, a, b, D, RA, RB, vel, angvel):
+    """Relative velocity of contact c along its direction k: J_k . (v_a, w_a, v_b, w_b)."""
+    v = (D[c, k, 0] * vel[a, 0] + D[c, k, 1] * vel[a, 1] + D[c, k, 2] * vel[a, 2]
+         + RA[c, k, 0] * angvel[a, 0] + RA[c, k, 1] * angvel[a, 1] + RA[c, k, 2] * angvel[a, 2])
+    if b >= 0:
+        v -= (D[c, k, 0] * vel[b, 0] + D[c, k, 1] * vel[b, 1] + D[c, k, 2] * vel[b, 2]
+              + RB[c, k, 0] * angvel[b, 0] + RB[c, k, 1] * angvel[b, 1] + RB[c, k, 2] * angvel[b, 2])
+    return v
+
+
+@njit(cache=True, inline="always")
+def _push_along(c, k, lam, a, b, D, WA, WB, vel, angvel, inv_mass):
+    """Apply impulse lam along direction k of contact c: +to a, -to b."""
+    ma = inv_mass[a] * lam
+    for i in range(3):
+        vel[a, i] += ma * D[c, k, i]
+        angvel[a, i] += lam * WA[c, k, i]
+    if b >= 0:
+        mb = inv_mass[b] * lam
+        for i in range(3):
+            vel[b, i] -= mb * D[c, k, i]
+            angvel[b, i] -= lam * WB[c, k, i]
+
+
 @njit(cache=True)
-def impacts(nc, ca, cb, cp, cn, jn, vn0, min_speed, out_a, out_b, out_j, out_p, out_n):
+def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out_p, out_n):
     """Sum the normal impulse of each (a, b) run of contacts that were approaching faster than
     min_speed (collisions, not resting contact); impulse-weighted point and normal. Returns the
     number of runs written."""
@@ -388,7 +425,8 @@ def impacts(nc, ca, cb, cp, cn, jn, vn0, min_speed, out_a, out_b, out_j, out_p, 
             if vn0[e] < -min_speed and jn[e] > 0.0:
                 j = jn[e]
                 J += j
-                p0 += j * cp[e, 0]; p1 += j * cp[e, 1]; p2 += j * cp[e, 2]
+                g = max(cd[e], 0.0)          # a point still short of the surface: report where it hits
+                p0 += j * (cp[e, 0] - g * cn[e, 0]); p1 += j * (cp[e, 1] - g * cn[e, 1]); p2 += j * (cp[e, 2] - g * cn[e, 2])
                 q0 += j * cn[e, 0]; q1 += j * cn[e, 1]; q2 += j * cn[e, 2]
             e += 1
         if J > 0.0:

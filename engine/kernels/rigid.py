@@ -81,7 +81,7 @@ def _world_inverse(q, inv_ib):
 
 
 @njit(cache=True)
-def kick(n, alive, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
+def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
          vel0, angvel0, rot, inv_iw):
     """Apply gravity, accumulated forces and torques over dt; fill rotations and world inverse inertia.
 
@@ -89,7 +89,7 @@ def kick(n, alive, vel, angvel, quat, force, torque, inv_mass, inertia, inv_iner
     angvel0 (for the Verlet position update) and R, I_w^-1 per body for the contact solver.
     """
     for i in range(n):
-        if not alive[i]:
+        if not awake[i]:
             continue
         vel0[i, 0] = vel[i, 0]; vel0[i, 1] = vel[i, 1]; vel0[i, 2] = vel[i, 2]
         r = quat_to_matrix(quat[i])
@@ -107,14 +107,14 @@ def kick(n, alive, vel, angvel, quat, force, torque, inv_mass, inertia, inv_iner
 
 
 @njit(cache=True)
-def drift(n, alive, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt):
+def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt):
     """Move every body over dt with its new velocities (velocity Verlet, see the module docstring).
 
     toi[i] < 0: no contact impulse, x += dt (v0 + v) / 2.  toi[i] >= 0: impulse at time toi[i] into
     the step, x += toi v_pre + (dt - toi) v.  Orientation: midpoint rotation at constant L.
     """
     for i in range(n):
-        if not alive[i]:
+        if not awake[i]:
             continue
         t = toi[i]
         if t < 0.0:
@@ -146,3 +146,46 @@ def max_travel(n, alive, vel, angvel, radius, dt):
                 + np.sqrt(angvel[i, 0] ** 2 + angvel[i, 1] ** 2 + angvel[i, 2] ** 2) * radius[i]
             m = max(m, s * dt)
     return m
+
+
+@njit(cache=True)
+def rotations(n, alive, quat, inv_inertia, rot, inv_iw):
+    """R and world inverse inertia R I_b^-1 R^T of every live body (kick fills them for awake ones)."""
+    for i in range(n):
+        if alive[i]:
+            r = quat_to_matrix(quat[i])
+            rot[i] = r
+            inv_iw[i] = _sandwich(r, inv_inertia[i])
+
+
+@njit(cache=True)
+def update_sleep(n, alive, vel, angvel, radius, inv_mass, inv_iw, force, torque, timer, dt, speed, after):
+    """Sleep bookkeeping: a body slower than `speed` (m/s at its rim), on which the applied force and
+    torque would not change that speed by more than `speed` in a step (|F| dt / m, |I^-1 T| r dt),
+    for `after` seconds sleeps (timer >= after; it wakes above twice that speed): its velocities are zeroed and kick/drift skip it
+    until a contact speeds it up again. Returns the number of sleeping bodies."""
+    asleep = 0
+    s2 = speed * speed
+    for i in range(n):
+        if not alive[i]:
+            continue
+        v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
+        w2 = (angvel[i, 0] ** 2 + angvel[i, 1] ** 2 + angvel[i, 2] ** 2) * radius[i] * radius[i]
+        f2 = (force[i, 0] ** 2 + force[i, 1] ** 2 + force[i, 2] ** 2) * (inv_mass[i] * dt) ** 2
+        I = inv_iw[i]
+        a0 = I[0, 0] * torque[i, 0] + I[0, 1] * torque[i, 1] + I[0, 2] * torque[i, 2]
+        a1 = I[1, 0] * torque[i, 0] + I[1, 1] * torque[i, 1] + I[1, 2] * torque[i, 2]
+        a2 = I[2, 0] * torque[i, 0] + I[2, 1] * torque[i, 1] + I[2, 2] * torque[i, 2]
+        t2 = (a0 * a0 + a1 * a1 + a2 * a2) * (radius[i] * dt) ** 2
+        pushed = f2 > s2 or t2 > s2
+        if timer[i] >= after and v2 < 4.0 * s2 and w2 < 4.0 * s2 and not pushed:
+            pass                                   # asleep: only twice the sleep speed wakes it
+        elif v2 < s2 and w2 < s2 and not pushed:
+            timer[i] += dt
+        else:
+            timer[i] = 0.0
+        if timer[i] >= after:
+            vel[i, 0] = 0.0; vel[i, 1] = 0.0; vel[i, 2] = 0.0
+            angvel[i, 0] = 0.0; angvel[i, 1] = 0.0; angvel[i, 2] = 0.0
+            asleep += 1
+    return asleep

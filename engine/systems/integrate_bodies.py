@@ -11,13 +11,16 @@ from engine.components import BodyRef
 from engine.kernels import contacts, rigid
 from engine.systems.base import System
 
-SLOP = 0.004            # m: contact search distance beyond a body's motion this step
-PENETRATION_SLOP = 0.001  # m: penetration left alone (no push-out bias), keeps resting contact still
-BETA = 0.2              # fraction of deeper penetration removed per step
+SLOP = 0.002            # m: contact search distance beyond a body's motion this step
+PENETRATION_SLOP = 0.002  # m: penetration left alone (no push-out bias), keeps resting contact still
+BETA = 0.1              # fraction of deeper penetration removed per step
 MAX_PUSH = 1.0          # m/s: cap on the push-out velocity
 BOUNCE_SPEED = 0.25     # m/s: slower approaches do not bounce (restitution 0): no micro-bounces at rest
 IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting, not impacts
-ITERATIONS = 10         # sequential-impulse sweeps per (sub)step
+ITERATIONS = 8          # sequential-impulse sweeps per (sub)step
+WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
+SLEEP_SPEED = 0.02      # m/s: bodies slower than this (rim speed included) ...
+SLEEP_AFTER = 0.4       # s: ... for this long, with no applied force, sleep until a contact wakes them
 MAX_SUBSTEP_TRAVEL = 0.08  # m: substep so that no point moves farther than this per substep
 MAX_SUBSTEPS = 4
 
@@ -44,10 +47,16 @@ class IntegrateBodies(System):
         self.pb = np.zeros(self._pair_cap, np.int64)
         self.last_contacts = 0
         self.last_substeps = 0
+        self.sleeping = 0
+        self.prev_keys = np.zeros(0, np.int64)   # last (sub)step's contact keys, sorted, for warm starting
+        self.prev_j = np.zeros((0, 3))
+        self.prev_h = 0.0
+        self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
 
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap
-        self.ca = np.zeros(cap, np.int64); self.cb = np.zeros(cap, np.int64)
+        self.ca = np.zeros(cap, np.int64); self.cb = np.zeros(cap, np.int64); self.ck = np.zeros(cap, np.int64)
+        self.jt = np.zeros((cap, 2))
         self.cp = np.zeros((cap, 3)); self.cn = np.zeros((cap, 3)); self.cd = np.zeros(cap)
         self.jn = np.zeros(cap); self.vn0 = np.zeros(cap)
         self.ia = np.zeros(cap, np.int64); self.ib = np.zeros(cap, np.int64)
@@ -59,6 +68,7 @@ class IntegrateBodies(System):
             self.vel0 = np.zeros((cap, 3)); self.angvel0 = np.zeros((cap, 3)); self.vel_pre = np.zeros((cap, 3))
             self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
+            self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -79,8 +89,12 @@ class IntegrateBodies(System):
         h = dt / subs
         runs: list[tuple[np.ndarray, ...]] = []
         total_contacts = 0
+        self.sleeping = 0
         for _ in range(subs):
-            rigid.kick(n, st.alive, st.vel, st.angvel, st.quat, st.force, st.torque, st.inv_mass,
+            awake = self.awake[:n]
+            np.logical_and(st.alive[:n], st.sleep[:n] < self.sleep_after, out=awake)
+            rigid.rotations(n, st.alive, st.quat, st.inv_inertia, self.rot, self.inv_iw)
+            rigid.kick(n, self.awake, st.vel, st.angvel, st.quat, st.force, st.torque, st.inv_mass,
                        st.inertia, st.inv_inertia, sim.gravity, h, self.vel0, self.angvel0, self.rot, self.inv_iw)
             contacts.margins(n, st.alive, st.vel, st.angvel, st.radius, h, SLOP, self.margin)
             nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, prim_start, prims)
@@ -88,16 +102,21 @@ class IntegrateBodies(System):
             self.vel_pre[:n] = st.vel[:n]
             self.toi[:n] = -1.0
             if nc:
-                contacts.solve(nc, self.ca, self.cb, self.cp, self.cn, self.cd, st.pos, st.vel, st.angvel,
+                warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
+                contacts.solve(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
                                st.inv_mass, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
-                               BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.jn, self.vn0, self.toi)
-                m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.jn, self.vn0, IMPACT_SPEED,
+                               BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.prev_keys, self.prev_j, warm,
+                               self.jn, self.jt, self.vn0, self.toi)
+                m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
                                      self.ia, self.ib, self.ij, self.ip, self.inn)
                 if m:
                     runs.append((self.ia[:m].copy(), self.ib[:m].copy(), self.ij[:m].copy(),
                                  self.ip[:m].copy(), self.inn[:m].copy()))
-            rigid.drift(n, st.alive, st.pos, st.vel, self.vel0, self.vel_pre, st.quat, st.angvel,
+            self._remember(nc, h)
+            rigid.drift(n, self.awake, st.pos, st.vel, self.vel0, self.vel_pre, st.quat, st.angvel,
                         st.inertia, st.inv_inertia, self.toi, h)
+            self.sleeping = rigid.update_sleep(n, st.alive, st.vel, st.angvel, st.radius, st.inv_mass, self.inv_iw,
+                                               st.force, st.torque, st.sleep, h, SLEEP_SPEED, self.sleep_after)
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts
@@ -105,20 +124,29 @@ class IntegrateBodies(System):
         if runs:
             self._emit_impacts(runs, phys.impact_threshold)
 
+    def _remember(self, nc: int, h: float) -> None:
+        """Keep this (sub)step's impulses by contact key for the next warm start."""
+        keys = self.ck[:nc]
+        order = np.argsort(keys, kind="stable")
+        self.prev_keys = keys[order]
+        self.prev_j = np.column_stack([self.jn[:nc], self.jt[:nc]])[order]
+        self.prev_h = h
+
     def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, prim_start, prims) -> int:
         while True:
-            nc = contacts.detect_static(n, st.alive, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                        pt_start, pts, bed, bed_max, dx, size_x, size_z,
-                                        self.ca, self.cb, self.cp, self.cn, self.cd, 0)
-            npairs = contacts.broad_phase(n, st.alive, st.pos, st.radius, self.margin, self.pa, self.pb)
+            npairs = contacts.broad_phase(n, st.alive, self.awake, st.pos, st.radius, self.margin, st.group,
+                                          self.pa, self.pb, self.active)
             if npairs > self._pair_cap:
                 self._pair_cap = 2 * npairs
                 self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
                 continue
+            nc = contacts.detect_static(n, self.active, st.pos, self.rot, st.radius, self.margin, st.model_id,
+                                        pt_start, pts, bed, bed_max, dx, size_x, size_z,
+                                        self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, 0)
             if npairs:
-                nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, self.margin, st.model_id,
+                nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, st.radius, self.margin, st.model_id,
                                            pt_start, pts, prim_start, prims,
-                                           self.ca, self.cb, self.cp, self.cn, self.cd, nc)
+                                           self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, nc)
             if nc > self._contact_cap:
                 self._alloc_contacts(2 * nc)
                 continue

@@ -1,14 +1,156 @@
 """Shatter: break bottles whose impact impulse exceeded their strength."""
 from __future__ import annotations
 
+import esper
+import numpy as np
+
+from engine import bodies as bd
+from engine import events as ev
+from engine.components import BodyRef, Bottle, Shard
+from engine.kernels.rigid import quat_to_matrix
+from engine.meshes import load_bottle_set
 from engine.systems.base import System
+
+SPREAD = 0.5            # m/s: typical outward speed added to each fragment
+SPREAD_PER_STRENGTH = 0.15  # m/s more per strength's worth of impulse beyond the threshold (capped below)
+MAX_SPREAD = 2.0        # m/s
+SPIN = 6.0              # rad/s: spread of the random spin added to each fragment
+UNGROUP_AFTER = 0.12    # s: fresh fragments of one bottle ignore each other this long (they start
+                        # touching face to face; their boxes overlap)
 
 
 class Shatter(System):
-    """Replace over-stressed bottles by their fragments (issue 4 fills this in).
+    """Replace over-stressed bottles by their fragments; carry released water to the pool.
 
-    Reads: Impact events, Bottle. Writes: entities. Emits: Shattered.
+    A bottle shatters in the step where one Impact on it (the collision impulse of one touching
+    pair, summed over the step) exceeds its Bottle.strength. Its entity is removed and each piece
+    of its fragment set spawns in place with the bottle's rigid velocity v + w x r plus a seeded
+    outward spread whose mass-weighted mean is removed (so linear momentum is kept exactly). The
+    held water goes into the pool at the break point if that is under the surface, else it falls
+    as a parcel (counted in sim.water_in_flight) and is added where it lands. Past
+    PhysicsSpec.max_shards the oldest shards are removed.
+
+    Reads: Impact events, Bottle, Shard, BodyStore, WaterGrid. Writes: entities, BodyStore,
+    WaterGrid.h (add_volume), sim.water_in_flight. Emits: Shattered, Spawned.
     """
 
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        # falling water: rows of x, y, z, vx, vy, vz, volume (m, m/s, m^3)
+        self.parcels = np.zeros((0, 7))
+        self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
+
     def process(self, dt: float) -> None:
-        return None
+        sim = self.sim
+        self._fall(dt)
+        self._ungroup()
+        worst: dict[int, float] = {}
+        for hit in sim.events.of_type(ev.Impact):
+            for e in (hit.entity, hit.other):
+                if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
+                    worst[e] = max(worst.get(e, 0.0), hit.impulse)
+        broke = False
+        for e in sorted(worst):
+            if worst[e] > esper.component_for_entity(e, Bottle).strength:
+                self.shatter(e, worst[e])
+                broke = True
+        if broke:
+            self._cap_shards()
+
+    # -- breaking --------------------------------------------------------------------------------
+    def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
+        """Break one bottle now; return the fragment entities."""
+        sim = self.sim
+        st = sim.body_store
+        phys = sim.level.physics
+        bottle = esper.component_for_entity(entity, Bottle)
+        slot = esper.component_for_entity(entity, BodyRef).slot
+        bs = load_bottle_set(bottle.model)
+        model = st.models[int(st.model_id[slot])]
+        pos, vel, w = st.pos[slot].copy(), st.vel[slot].copy(), st.angvel[slot].copy()
+        quat = st.quat[slot].copy()
+        held = float(st.held_water[slot])
+        R = quat_to_matrix(quat)
+        parts = bd.fragment_properties(bs, phys.glass_density)
+        r = np.array([R @ (p.com - model.offset) for p in parts])          # fragment COMs from the bottle's
+        m = np.array([p.mass for p in parts])
+        axis = R[:, 1]
+        radial = r - np.outer(r @ axis, axis)
+        radial /= np.maximum(np.linalg.norm(radial, axis=1, keepdims=True), 1e-9)
+        rng = sim.rng
+        speed = min(MAX_SPREAD, SPREAD + SPREAD_PER_STRENGTH * max(impulse / bottle.strength - 1.0, 0.0))
+        spread = radial * (speed * (0.5 + rng.random(len(parts))))[:, None] + rng.normal(0.0, 0.3 * speed, (len(parts), 3))
+        spread -= (m[:, None] * spread).sum(axis=0) / m.sum()               # keep the momentum exact
+        spins = rng.normal(0.0, SPIN, (len(parts), 3))
+        st.held_water[slot] = 0.0
+        sim.remove_body(entity)
+        self._release(pos, vel, held)
+        shards = []
+        for i, props in enumerate(parts):
+            mid = bd.fragment_model(st, bs, i, phys.glass_density)
+            v = vel + np.cross(w, r[i]) + spread[i]
+            s = st.spawn("shard", mid, props, pos + r[i], v, w + spins[i], quat,
+                         restitution=phys.restitution, friction=phys.friction, group=entity)
+            e = esper.create_entity(BodyRef(s), Shard(entity, i, sim.time))
+            shards.append(e)
+            sim.emit(ev.Spawned(e, "shard", sim.time))
+        self.grouped.append((sim.time, entity))
+        sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time))
+        return tuple(shards)
+
+    # -- water -----------------------------------------------------------------------------------
+    def _surface(self, x: float, z: float) -> float:
+        water = self.sim.water
+        nz, nx = water.h.shape
+        i = min(max(int(x / water.dx), 0), nx - 1)
+        k = min(max(int(z / water.dx), 0), nz - 1)
+        return float(water.bed[k, i] + water.h[k, i])
+
+    def _clamp(self, x: float, z: float) -> tuple[float, float]:
+        sx, sz = self.sim.level.pool.size
+        return min(max(x, 0.0), sx), min(max(z, 0.0), sz)
+
+    def _release(self, pos: np.ndarray, vel: np.ndarray, volume: float) -> None:
+        if volume <= 0.0:
+            return
+        x, z = self._clamp(float(pos[0]), float(pos[2]))
+        if pos[1] <= self._surface(x, z):
+            self.sim.water.add_volume(x, z, volume)
+        else:
+            self.parcels = np.vstack([self.parcels, [x, pos[1], z, vel[0], vel[1], vel[2], volume]])
+            self.sim.water_in_flight = float(self.parcels[:, 6].sum())
+
+    def _fall(self, dt: float) -> None:
+        """Move falling water ballistically; add each parcel to the pool where it meets the surface."""
+        if not len(self.parcels):
+            return
+        p = self.parcels
+        p[:, 4] -= self.sim.gravity * dt
+        p[:, 0:3] += dt * p[:, 3:6]
+        keep = np.ones(len(p), bool)
+        for j in range(len(p)):
+            x, z = self._clamp(float(p[j, 0]), float(p[j, 2]))
+            p[j, 0], p[j, 2] = x, z
+            if p[j, 1] <= self._surface(x, z):
+                self.sim.water.add_volume(x, z, float(p[j, 6]))
+                keep[j] = False
+        self.parcels = p[keep]
+        self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0
+
+    # -- shard housekeeping ------------------------------------------------------------------------
+    def _ungroup(self) -> None:
+        t = self.sim.time
+        if not self.grouped or t - self.grouped[0][0] < UNGROUP_AFTER:
+            return
+        st = self.sim.body_store
+        done = {g for born, g in self.grouped if t - born >= UNGROUP_AFTER}
+        self.grouped = [(b, g) for b, g in self.grouped if g not in done]
+        n = st.n
+        mask = np.isin(st.group[:n], list(done))
+        st.group[:n][mask] = -1
+
+    def _cap_shards(self) -> None:
+        limit = self.sim.level.physics.max_shards
+        shards = sorted((s.born, e) for e, s in esper.get_component(Shard))
+        for _, e in shards[: max(0, len(shards) - limit)]:
+            self.sim.remove_body(e)

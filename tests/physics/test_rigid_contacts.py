@@ -1,0 +1,148 @@
+"""Contacts: restitution, resting without drift, no tunnelling, the bed height field, body pairs."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine import Simulation, events
+from engine.levels import Level
+from engine.levels.schema import PhysicsSpec, PoolSpec, WaterSpec
+
+UNBREAKABLE = PhysicsSpec(glass_strength=1e6)
+
+
+def _sim(physics: PhysicsSpec = UNBREAKABLE, size=(2.0, 1.0), seed: int = 0) -> Simulation:
+    sim = Simulation(Level(seed=seed, pool=PoolSpec(size=size, cell=0.05), water=WaterSpec(level=0.0),
+                           physics=physics))
+    sim.remove_system("CoupleWater")    # a dry pool: these tests are about contacts alone
+    return sim
+
+
+def _lowest(sim: Simulation, e: int) -> float:
+    return float(sim.body(e).mesh_world()[0][:, 1].min())
+
+
+def test_restitution_sets_the_bounce_height_ratio():
+    e_rest = 0.5
+    sim = _sim(PhysicsSpec(restitution=e_rest, friction=0.5))
+    h = 0.6
+    e = sim.spawn_body("box", 500.0, (1.0, h + 0.05, 0.5), size=(0.2, 0.1, 0.2))   # bottom face at h
+    apex, landed = 0.0, False
+    for _ in range(240):
+        sim.step(1)
+        v = sim.body(e).velocity[1]
+        if v > 0.0:
+            landed = True
+        if landed:
+            apex = max(apex, _lowest(sim, e))
+    # rebound speed e v, so the bounce height is e^2 h
+    assert landed
+    assert apex / h == pytest.approx(e_rest**2, rel=0.05)
+
+
+def test_impact_events_report_the_collision_impulse():
+    sim = _sim(PhysicsSpec(restitution=0.35))
+    seen: list[events.Impact] = []
+    sim.on(events.Impact, seen.append)
+    e = sim.spawn_body("box", 500.0, (1.0, 0.35, 0.5), size=(0.2, 0.1, 0.2))
+    m = sim.body(e).mass
+    sim.step(60)
+    first = seen[0]
+    v = math.sqrt(2 * 9.81 * 0.3)
+    assert first.entity == e and first.other == -1
+    assert first.impulse == pytest.approx(1.35 * m * v, rel=0.05)      # (1 + e) m v
+    assert first.normal == pytest.approx((0.0, 1.0, 0.0), abs=1e-9)
+    assert first.point[1] == pytest.approx(0.0, abs=0.01)
+
+
+@pytest.mark.parametrize("orientation", [(1.0, 0.0, 0.0, 0.0), (math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4))],
+                         ids=["upright", "on its side"])
+@pytest.mark.parametrize("sleep", [True, False], ids=["sleeping allowed", "always awake"])
+def test_a_bottle_set_down_comes_to_rest(orientation, sleep):
+    sim = _sim()
+    if not sleep:
+        sim.get_system("IntegrateBodies").sleep_after = math.inf
+    e = sim.spawn_bottle((1.0, 0.5, 0.5), orientation=orientation, fill=0.3)
+    b = sim.body(e)
+    sim.step(1)
+    b.position[1] += 0.002 - _lowest(sim, e)          # 2 mm above the floor
+    sim.step(180)
+    p0 = b.position.copy()
+    q0 = b.orientation.copy()
+    sim.step(120)
+    # settled: moves less than 1 mm/s (and does not creep)
+    assert np.linalg.norm(b.velocity) < 1e-3
+    assert np.linalg.norm(b.position - p0) < 1e-3
+    assert np.abs(b.orientation - q0).max() < 1e-3
+    assert -1e-3 < _lowest(sim, e) < 2e-3
+    up = b.to_world([0.0, 1.0, 0.0]) - b.position
+    assert abs(up[1]) > 0.99 if orientation[0] == 1.0 else abs(up[1]) < 0.05
+
+
+def test_a_pile_of_shards_does_not_creep():
+    from engine import bodies as bd
+    from engine.meshes import load_bottle_set
+    sim = _sim()
+    bs = load_bottle_set()
+    st = sim.body_store
+    rng = np.random.default_rng(3)
+    ents = []
+    import esper
+    from engine.components import BodyRef, Shard
+    parts = bd.fragment_properties(bs, 2500.0)
+    with sim._context():
+        for i in range(30):
+            piece = i % len(parts)
+            q = rng.normal(size=4)
+            s = st.spawn("shard", bd.fragment_model(st, bs, piece, 2500.0), parts[piece],
+                         (1.0 + rng.uniform(-0.06, 0.06), 0.05 + 0.03 * i, 0.5 + rng.uniform(-0.06, 0.06)),
+                         orientation=q / np.linalg.norm(q))
+            ents.append(esper.create_entity(BodyRef(s), Shard(-1, piece, 0.0)))
+    sim.step(600)                                        # 5 s to fall and settle
+    p0 = np.array([sim.body(e).position.copy() for e in ents])
+    sim.step(120)
+    p1 = np.array([sim.body(e).position for e in ents])
+    assert np.abs(p1 - p0).max() < 1e-3                 # < 1 mm/s
+    assert min(_lowest(sim, e) for e in ents) > -2e-3    # nothing sank into the floor
+
+
+@pytest.mark.parametrize("target", ["wall", "floor"])
+def test_no_tunnelling_at_25_m_per_s(target):
+    sim = _sim()
+    if target == "wall":
+        e = sim.spawn_bottle((1.6, 0.3, 0.5), velocity=(25.0, 0.0, 0.0), orientation=(0.7071, 0.0, 0.0, 0.7071))
+    else:
+        e = sim.spawn_bottle((1.0, 0.5, 0.5), velocity=(0.0, -25.0, 0.0), orientation=(0.9239, 0.3827, 0.0, 0.0))
+    for _ in range(120):
+        sim.step(1)
+        v = sim.body(e).mesh_world()[0]
+        assert v[:, 0].max() < 2.0 + 0.02 and v[:, 0].min() > -0.02
+        assert v[:, 1].min() > -0.02
+        assert v[:, 2].max() < 1.0 + 0.02 and v[:, 2].min() > -0.02
+    assert np.linalg.norm(sim.body(e).velocity) < 25.0 * 0.5     # it bounced and lost energy
+
+
+def test_bodies_rest_on_a_raised_bed():
+    sim = _sim()
+    sim.water.bed[:, : sim.water.bed.shape[1] // 2] = 0.2     # a ledge over the left half
+    e = sim.spawn_body("box", 400.0, (0.5, 0.6, 0.5), size=(0.2, 0.1, 0.2))
+    f = sim.spawn_body("box", 400.0, (1.5, 0.6, 0.5), size=(0.2, 0.1, 0.2))
+    sim.step(240)
+    assert _lowest(sim, e) == pytest.approx(0.2, abs=2e-3)
+    assert _lowest(sim, f) == pytest.approx(0.0, abs=2e-3)
+
+
+def test_head_on_collision_conserves_momentum_and_off_centre_hits_spin():
+    sim = _sim(PhysicsSpec(restitution=0.5, friction=0.0), size=(4.0, 2.0))
+    sim.gravity = 0.0
+    a = sim.spawn_body("sphere", 1000.0, (1.0, 1.0, 1.0), velocity=(3.0, 0.0, 0.0), radius=0.1)
+    b = sim.spawn_body("box", 300.0, (2.0, 1.06, 1.0), size=(0.2, 0.2, 0.2))
+    ma, mb = sim.body(a).mass, sim.body(b).mass
+    p0 = ma * sim.body(a).velocity + mb * sim.body(b).velocity
+    sim.step(60)
+    p1 = ma * sim.body(a).velocity + mb * sim.body(b).velocity
+    assert np.allclose(p1, p0, atol=1e-9 * np.linalg.norm(p0) + 1e-12)
+    assert sim.body(b).velocity[0] > 0.5                      # it was hit
+    assert np.linalg.norm(sim.body(b).angular_velocity) > 0.1  # below its centre: it spins
