@@ -180,9 +180,24 @@ class Simulation:
         with self._context():
             return esper.component_for_entity(self.water_entity, WaterGrid)
 
+    def displaced_volume(self) -> float:
+        """Body volume the coupling currently holds inside the water grid's depth, m^3.
+
+        Bodies push water aside by raising h where they sit (the covered-height field), so
+        `water.volume()` counts the water plus what the bodies displace; this is the second part.
+        """
+        try:
+            return float(getattr(self.get_system("CoupleWater"), "displaced", 0.0))
+        except KeyError:
+            return 0.0
+
     def total_water(self) -> float:
-        """All water in the simulation, m^3: the pool, water held in bottles, water in flight."""
-        return self.water.volume() + self.body_store.held_water_total() + self.water_in_flight
+        """All water in the simulation, m^3: the pool, water held in bottles, water in flight.
+
+        Constant apart from explicit sources (sim.water.source_volume).
+        """
+        pool = self.water.volume() - self.displaced_volume()
+        return pool + self.body_store.held_water_total() + self.water_in_flight
 
     # -- bodies --------------------------------------------------------------------------------
     def spawn_bottle(self, position: Iterable[float], velocity: Iterable[float] = (0, 0, 0),

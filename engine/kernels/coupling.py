@@ -13,8 +13,15 @@ u_rel (direction u) feels
 applied at c, so they make torque tau = sum (c - x_com) x F. The submerged volume is the same sum
 as the pressure force: V_sub = sum d A (-n_y).
 
+The surface each body sees is a plane fitted to the water around it (a ring just outside its
+bounding sphere), not the columns under it: those hold the body's own displaced volume, and
+measuring against them would feed the body's displacement back into itself (the water under a
+held body then never settles, and a floating body's restoring force lags by the time the water
+needs to flow out). The plane follows waves longer than the body, tilts with them, and rises as
+the displaced water spreads.
+
 Body to water (Mueller's covered-height field): b[k, i] is the height of body inside column (k, i)
-below the water surface. A closed mesh crosses a vertical line alternately leaving (n_y > 0) and
+below that surface. A closed mesh crosses a vertical line alternately leaving (n_y > 0) and
 entering (n_y < 0), so the thickness below eta is  sum_top min(y, eta) - sum_bottom min(y, eta).
 The water takes h += b - b_prev each step: exactly the volume the bodies moved in or out.
 
@@ -86,118 +93,214 @@ def water_velocity(u: np.ndarray, w: np.ndarray, x: float, z: float, dx: float) 
     return uu, ww
 
 
+RING_SAMPLES = 16
+
+
 @njit(cache=True)
-def _piece(p0, p1, p2, v_com, omega, com, n, eta_c, uw, ww, rho, g, cd, cl, area_factor, c_skin,
-           force, torque) -> float:
-    """Add the forces on one submerged triangle piece; return its d A (-n_y) volume share."""
-    e1 = p1 - p0
-    e2 = p2 - p0
-    cr = np.cross(e1, e2)
-    area = 0.5 * np.sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2])
-    if area <= 0.0:
-        return 0.0
-    c = (p0 + p1 + p2) / 3.0
-    d = eta_c - c[1]
-    if d < 0.0:
-        d = 0.0
-    r = c - com
-    f = -rho * g * d * area * n
-    # velocity of the centroid relative to the water
-    vp = v_com + np.cross(omega, r)
-    urel = np.empty(3)
-    urel[0] = vp[0] - uw
-    urel[1] = vp[1]
-    urel[2] = vp[2] - ww
-    speed = np.sqrt(urel[0] ** 2 + urel[1] ** 2 + urel[2] ** 2)
-    if speed > 1e-9:
-        uhat = urel / speed
-        ndu = n[0] * uhat[0] + n[1] * uhat[1] + n[2] * uhat[2]
-        if ndu >= 0.0:
-            a_eff = area * (area_factor * ndu + 1.0 - area_factor)
-            f -= 0.5 * rho * cd * a_eff * speed * urel
-            nxu = np.cross(n, urel)
-            m = np.sqrt(nxu[0] ** 2 + nxu[1] ** 2 + nxu[2] ** 2)
-            if m > 1e-12:
-                f -= 0.5 * rho * cl * a_eff * speed * np.cross(urel, nxu / m)
-        f -= c_skin * area * urel
-    force += f
-    torque += np.cross(r, f)
-    return -d * area * n[1]
+def ambient_planes(pos, radius, active, eta, dx, margin, planes):
+    """Fit eta ~ p0 + p1 (x - x_c) + p2 (z - z_c) to 16 samples on a ring of radius
+    `radius + margin` around each body's centre (x_c, z_c); planes (N, 3) is overwritten."""
+    nz, nx = eta.shape
+    xmax = nx * dx
+    zmax = nz * dx
+    for b in range(pos.shape[0]):
+        planes[b, 0] = 0.0
+        planes[b, 1] = 0.0
+        planes[b, 2] = 0.0
+        if not active[b]:
+            continue
+        r = radius[b] + margin
+        # normal equations of the least-squares plane, in offsets from the centre
+        s_xx = s_xz = s_zz = 0.0
+        s_x = s_z = 0.0
+        s_e = s_ex = s_ez = 0.0
+        for j in range(RING_SAMPLES):
+            ang = 2.0 * np.pi * j / RING_SAMPLES
+            x = min(max(pos[b, 0] + r * np.cos(ang), 0.0), xmax)
+            z = min(max(pos[b, 2] + r * np.sin(ang), 0.0), zmax)
+            e = sample_centered(eta, x, z, dx)
+            ox = x - pos[b, 0]
+            oz = z - pos[b, 2]
+            s_x += ox
+            s_z += oz
+            s_xx += ox * ox
+            s_xz += ox * oz
+            s_zz += oz * oz
+            s_e += e
+            s_ex += e * ox
+            s_ez += e * oz
+        n = float(RING_SAMPLES)
+        # Cramer's rule on [[n, s_x, s_z], [s_x, s_xx, s_xz], [s_z, s_xz, s_zz]] p = [s_e, s_ex, s_ez]
+        det = (n * (s_xx * s_zz - s_xz * s_xz) - s_x * (s_x * s_zz - s_xz * s_z)
+               + s_z * (s_x * s_xz - s_xx * s_z))
+        if abs(det) > 1e-9 * n * (s_xx * s_zz + 1e-30):
+            d0 = (s_e * (s_xx * s_zz - s_xz * s_xz) - s_x * (s_ex * s_zz - s_xz * s_ez)
+                  + s_z * (s_ex * s_xz - s_xx * s_ez))
+            d1 = (n * (s_ex * s_zz - s_xz * s_ez) - s_e * (s_x * s_zz - s_xz * s_z)
+                  + s_z * (s_x * s_ez - s_ex * s_z))
+            d2 = (n * (s_xx * s_ez - s_ex * s_xz) - s_x * (s_x * s_ez - s_ex * s_z)
+                  + s_e * (s_x * s_xz - s_xx * s_z))
+            planes[b, 0] = d0 / det
+            planes[b, 1] = d1 / det
+            planes[b, 2] = d2 / det
+        else:  # ring squeezed against a corner: a level surface at the mean
+            planes[b, 0] = s_e / n
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _plane(planes, b, pos, x, z):
+    return planes[b, 0] + planes[b, 1] * (x - pos[b, 0]) + planes[b, 2] * (z - pos[b, 2])
+
+
+@njit(cache=True, inline="always")
+def _xform(rot, com, lv, out, row):
+    """Write body-frame point lv, rotated and translated to world, into out[row]."""
+    for a in range(3):
+        out[row, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
 
 
 @njit(cache=True, parallel=True)
 def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, vel, angvel,
-                    radius, active, eta, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
+                    radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                     force_out, torque_out, submerged_out, wet_area_out):
     """Water forces on every active body (written to its own slot: deterministic in parallel).
 
     force_out, torque_out (N, 3) are overwritten with the water's force (N) and torque (N m) about
     the centre of mass; submerged_out (N,) with the submerged volume (m^3); wet_area_out (N,) with
-    the wetted surface area (m^2).
+    the wetted surface area (m^2). Scalar arithmetic throughout: no allocation per triangle.
     """
     n_bodies = pos.shape[0]
     for b in prange(n_bodies):
-        force_out[b, :] = 0.0
-        torque_out[b, :] = 0.0
+        force_out[b, 0] = 0.0
+        force_out[b, 1] = 0.0
+        force_out[b, 2] = 0.0
+        torque_out[b, 0] = 0.0
+        torque_out[b, 1] = 0.0
+        torque_out[b, 2] = 0.0
         submerged_out[b] = 0.0
         wet_area_out[b] = 0.0
         if not active[b]:
             continue
-        com = pos[b]
+        cx0, cy0, cz0 = pos[b, 0], pos[b, 1], pos[b, 2]
         # quick reject: the lowest point of the bounding sphere is above the surface here
-        if com[1] - radius[b] > sample_centered(eta, com[0], com[2], dx) + 0.05:
+        if cy0 - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
         rot = _rotation(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3])
+        vx, vy, vz = vel[b, 0], vel[b, 1], vel[b, 2]
+        ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
         m = model_id[b]
-        v0, v1 = vert_off[m], vert_off[m + 1]
-        world = np.empty((v1 - v0, 3))
-        for j in range(v1 - v0):
-            lv = model_verts[v0 + j]
-            for a in range(3):
-                world[j, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
-        f = np.zeros(3)
-        t = np.zeros(3)
+        v0 = vert_off[m]
+        tri3 = np.empty((3, 3))
+        poly = np.empty((4, 3))
+        fx = fy = fz = 0.0
+        tx = ty = tz = 0.0
         vol = 0.0
         wet = 0.0
-        poly = np.empty((4, 3))
         for tri in range(tri_off[m], tri_off[m + 1]):
-            p0 = world[model_tris[tri, 0]]
-            p1 = world[model_tris[tri, 1]]
-            p2 = world[model_tris[tri, 2]]
-            cx = (p0[0] + p1[0] + p2[0]) / 3.0
-            cz = (p0[2] + p1[2] + p2[2]) / 3.0
-            eta_c = sample_centered(eta, cx, cz, dx)
-            if p0[1] >= eta_c and p1[1] >= eta_c and p2[1] >= eta_c:
+            for e in range(3):
+                _xform(rot, pos[b], model_verts[v0 + model_tris[tri, e]], tri3, e)
+            ccx = (tri3[0, 0] + tri3[1, 0] + tri3[2, 0]) / 3.0
+            ccz = (tri3[0, 2] + tri3[1, 2] + tri3[2, 2]) / 3.0
+            eta_c = _plane(planes, b, pos, ccx, ccz)
+            if tri3[0, 1] >= eta_c and tri3[1, 1] >= eta_c and tri3[2, 1] >= eta_c:
                 continue
-            nrm = np.cross(p1 - p0, p2 - p0)
-            ln = np.sqrt(nrm[0] ** 2 + nrm[1] ** 2 + nrm[2] ** 2)
+            e1x = tri3[1, 0] - tri3[0, 0]
+            e1y = tri3[1, 1] - tri3[0, 1]
+            e1z = tri3[1, 2] - tri3[0, 2]
+            e2x = tri3[2, 0] - tri3[0, 0]
+            e2y = tri3[2, 1] - tri3[0, 1]
+            e2z = tri3[2, 2] - tri3[0, 2]
+            nx_ = e1y * e2z - e1z * e2y
+            ny_ = e1z * e2x - e1x * e2z
+            nz_ = e1x * e2y - e1y * e2x
+            ln = np.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
             if ln <= 0.0:
                 continue
-            nrm = nrm / ln
-            uw, ww = water_velocity(u, w, cx, cz, dx)
-            # clip the triangle to y <= eta_c (Sutherland-Hodgman against one plane)
+            nx_ /= ln
+            ny_ /= ln
+            nz_ /= ln
+            uw, ww = water_velocity(u, w, ccx, ccz, dx)
+            # clip the triangle to y <= eta_c (Sutherland-Hodgman against one plane): <= 4 corners
             count = 0
             for e in range(3):
-                a = world[model_tris[tri, e]]
-                bb = world[model_tris[tri, (e + 1) % 3]]
-                da = a[1] - eta_c
-                db = bb[1] - eta_c
+                e_next = (e + 1) % 3
+                da = tri3[e, 1] - eta_c
+                db = tri3[e_next, 1] - eta_c
                 if da <= 0.0:
-                    poly[count] = a
+                    poly[count, 0] = tri3[e, 0]
+                    poly[count, 1] = tri3[e, 1]
+                    poly[count, 2] = tri3[e, 2]
                     count += 1
                 if (da < 0.0 < db) or (db < 0.0 < da):
                     s = da / (da - db)
-                    poly[count] = a + s * (bb - a)
+                    for a in range(3):
+                        poly[count, a] = tri3[e, a] + s * (tri3[e_next, a] - tri3[e, a])
                     count += 1
             for k in range(1, count - 1):
-                vol += _piece(poly[0], poly[k], poly[k + 1], vel[b], angvel[b], com, nrm, eta_c, uw, ww,
-                              rho, g, cd, cl, area_factor, c_skin, f, t)
-                e1 = poly[k] - poly[0]
-                e2 = poly[k + 1] - poly[0]
-                cr = np.cross(e1, e2)
-                wet += 0.5 * np.sqrt(cr[0] ** 2 + cr[1] ** 2 + cr[2] ** 2)
-        force_out[b] = f
-        torque_out[b] = t
+                ax = poly[k, 0] - poly[0, 0]
+                ay = poly[k, 1] - poly[0, 1]
+                az = poly[k, 2] - poly[0, 2]
+                bx = poly[k + 1, 0] - poly[0, 0]
+                by = poly[k + 1, 1] - poly[0, 1]
+                bz = poly[k + 1, 2] - poly[0, 2]
+                crx = ay * bz - az * by
+                cry = az * bx - ax * bz
+                crz = ax * by - ay * bx
+                area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
+                if area <= 0.0:
+                    continue
+                # centroid, its depth and its arm from the centre of mass
+                rx = (poly[0, 0] + poly[k, 0] + poly[k + 1, 0]) / 3.0 - cx0
+                ry = (poly[0, 1] + poly[k, 1] + poly[k + 1, 1]) / 3.0 - cy0
+                rz = (poly[0, 2] + poly[k, 2] + poly[k + 1, 2]) / 3.0 - cz0
+                d = eta_c - (ry + cy0)
+                if d < 0.0:
+                    d = 0.0
+                p = rho * g * d * area
+                pfx = -p * nx_
+                pfy = -p * ny_
+                pfz = -p * nz_
+                # velocity of the centroid relative to the water (the water has no vertical velocity)
+                urx = vx + (oy * rz - oz * ry) - uw
+                ury = vy + (oz * rx - ox * rz)
+                urz = vz + (ox * ry - oy * rx) - ww
+                speed = np.sqrt(urx * urx + ury * ury + urz * urz)
+                if speed > 1e-9:
+                    ndu = (nx_ * urx + ny_ * ury + nz_ * urz) / speed
+                    if ndu >= 0.0:
+                        a_eff = area * (area_factor * ndu + 1.0 - area_factor)
+                        kd = 0.5 * rho * cd * a_eff * speed
+                        pfx -= kd * urx
+                        pfy -= kd * ury
+                        pfz -= kd * urz
+                        # lift: -1/2 rho C_L A_eff |u| (u x l), l = (n x u) / |n x u|
+                        lx = ny_ * urz - nz_ * ury
+                        ly = nz_ * urx - nx_ * urz
+                        lz = nx_ * ury - ny_ * urx
+                        lm = np.sqrt(lx * lx + ly * ly + lz * lz)
+                        if lm > 1e-12:
+                            kl = 0.5 * rho * cl * a_eff * speed / lm
+                            pfx -= kl * (ury * lz - urz * ly)
+                            pfy -= kl * (urz * lx - urx * lz)
+                            pfz -= kl * (urx * ly - ury * lx)
+                    pfx -= c_skin * area * urx
+                    pfy -= c_skin * area * ury
+                    pfz -= c_skin * area * urz
+                fx += pfx
+                fy += pfy
+                fz += pfz
+                tx += ry * pfz - rz * pfy
+                ty += rz * pfx - rx * pfz
+                tz += rx * pfy - ry * pfx
+                vol -= d * area * ny_
+                wet += area
+        force_out[b, 0] = fx
+        force_out[b, 1] = fy
+        force_out[b, 2] = fz
+        torque_out[b, 0] = tx
+        torque_out[b, 1] = ty
+        torque_out[b, 2] = tz
         submerged_out[b] = vol
         wet_area_out[b] = wet
     return 0
@@ -213,7 +316,7 @@ def _owns_edge(p, q, sign: float) -> bool:
 
 @njit(cache=True)
 def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                   eta, bed, dx, out):
+                   planes, bed, dx, out):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
 
     Per triangle, every cell centre inside its (x, z) footprint gets +min(y, eta) for an upward
@@ -226,7 +329,7 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
         if not active[b]:
             continue
         com = pos[b]
-        if com[1] - radius[b] > sample_centered(eta, com[0], com[2], dx) + 0.05:
+        if com[1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
         rot = _rotation(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3])
         m = model_id[b]
@@ -277,12 +380,31 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
                     y = (w0 * a[1] + w1 * bb[1] + w2 * c[1]) / ny2
                     if y < bed[k, i]:
                         y = bed[k, i]
-                    e = eta[k, i]
+                    e = _plane(planes, b, pos, px, pz)
                     out[k, i] += sign * (y if y < e else e)
     for k in range(nz):
         for i in range(nx):
             if out[k, i] < 0.0:
                 out[k, i] = 0.0
+    return 0
+
+
+@njit(cache=True)
+def blur(a, tmp, passes):
+    """Smooth a cell field with `passes` separable [1 2 1]/4 passes; the sum is kept exactly
+    (edges mirror). Takes the flicker out of a covered-height field rasterised at cell centres."""
+    nz, nx = a.shape
+    for _ in range(passes):
+        for k in range(nz):
+            for i in range(nx):
+                l = a[k, i - 1] if i > 0 else a[k, i]
+                r = a[k, i + 1] if i < nx - 1 else a[k, i]
+                tmp[k, i] = 0.5 * a[k, i] + 0.25 * (l + r)
+        for k in range(nz):
+            for i in range(nx):
+                d = tmp[k - 1, i] if k > 0 else tmp[k, i]
+                u = tmp[k + 1, i] if k < nz - 1 else tmp[k, i]
+                a[k, i] = 0.5 * tmp[k, i] + 0.25 * (d + u)
     return 0
 
 

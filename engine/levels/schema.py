@@ -109,6 +109,9 @@ class WaterSpec:
     boundary: Boundary = spec("any", default=Boundary(), convert=_boundary,
                               doc='"reflective", "absorbing", or a table per side')
     bumps: tuple[BumpSpec, ...] = spec("tables", default=(), cls=BumpSpec, doc="initial surface mounds")
+    damping: float = spec("float", default=0.25, min=0.0, max=100.0,
+                          doc="linear damping of the water's velocity, 1/s (bottom friction and viscosity: "
+                              "how fast a pool calms down; 0 keeps waves forever)")
 
     TOML_NAMES = MappingProxyType({"bump": "bumps"})
 
@@ -139,6 +142,12 @@ class PhysicsSpec:
     drag_coefficient: float = spec("float", default=0.8, min=0.0, max=10.0, doc="C_D (Chentanez & Mueller 2010)")
     lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L")
     area_factor: float = spec("float", default=0.9, min=0.0, max=1.0, doc="omega in A_eff = A (omega n.u + 1 - omega)")
+    skin_friction: float = spec("float", default=150.0, min=0.0, max=1e5,
+                                doc="linear drag per wetted area, N s/m^3 (viscous skin friction and wave "
+                                    "radiation lumped: damps a floating body's bobbing)")
+    surface_tau: float = spec("float", default=0.2, min=0.0, max=10.0,
+                              doc="s: how fast a body's idea of the surface around it follows the water "
+                                  "(filters out the echo of its own waves)")
     impact_threshold: float = spec("float", default=0.02, min=0.0, max=1e6,
                                    doc="smallest contact impulse reported as an Impact event, N s")
     max_shards: int = spec("int", default=600, min=0, max=100000, doc="oldest shards fade out past this count")

@@ -9,6 +9,8 @@ from engine.components import BodyRef
 from engine.kernels import coupling
 from engine.systems.base import System
 
+RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
+BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
 SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 
 
@@ -29,6 +31,8 @@ class CoupleWater(System):
         water = sim.water
         self.b_prev = np.zeros_like(water.h)
         self.b_new = np.zeros_like(water.h)
+        self._tmp = np.zeros_like(water.h)
+        self.blur_passes = BLUR_PASSES
         self.displaced = 0.0            # m^3 of body volume currently counted in water.h
         self._packed_models = -1
         self._pack: tuple = ()
@@ -36,13 +40,16 @@ class CoupleWater(System):
         self._t = np.zeros((0, 3))
         self._s = np.zeros(0)
         self._wet = np.zeros(0)
+        self._planes = np.zeros((0, 3))
+        self._planes_f = np.zeros((0, 3))
         self._was_wet = np.zeros(0, dtype=np.bool_)
         phys = sim.level.physics
         self.rho = phys.water_density
         self.cd = phys.drag_coefficient
         self.cl = phys.lift_coefficient
         self.area_factor = phys.area_factor
-        self.c_skin = getattr(phys, "skin_friction", 2.0)   # N s / m^3: laminar skin friction
+        self.c_skin = phys.skin_friction
+        self.plane_tau = phys.surface_tau
 
     def _pack_models(self) -> tuple:
         store = self.sim.body_store
@@ -68,6 +75,10 @@ class CoupleWater(System):
             self._t = np.zeros((cap, 3))
             self._s = np.zeros(cap)
             self._wet = np.zeros(cap)
+            self._planes = np.zeros((cap, 3))
+            pf = np.full((cap, 3), np.nan)
+            pf[: len(self._planes_f)] = self._planes_f
+            self._planes_f = pf
             was = np.zeros(cap, dtype=np.bool_)
             was[: len(self._was_wet)] = self._was_wet
             self._was_wet = was
@@ -87,18 +98,32 @@ class CoupleWater(System):
         active = store.alive[:n].copy()
         pos, quat, vel, angvel = store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n]
         eta = water.bed + water.h
+        planes = self._planes[:n]
+        coupling.ambient_planes(pos, radius, active, eta, water.dx, RING_MARGIN * water.dx, planes)
+        self._filter_planes(planes, n, dt)
         coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                                eta, water.bed, water.dx, self.b_new)
+                                planes, water.bed, water.dx, self.b_new)
+        if self.blur_passes:
+            coupling.blur(self.b_new, self._tmp, self.blur_passes)
         self._move_water(water)
-        eta = water.bed + water.h
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
         coupling.water_to_bodies(verts, tris, vert_off, tri_off, model_id, pos, quat, vel, angvel, radius,
-                                 active, eta, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
+                                 active, planes, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
                                  self.cl, self.area_factor, self.c_skin, f, t, s, wet)
         store.force[:n] += f
         store.torque[:n] += t
         store.submerged[:n] = s
         self._splashes(n, s, vel, pos, active)
+
+    def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
+        """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes
+        itself, a little late; followed at once, that delayed echo pumps energy into heave."""
+        smooth = self._planes_f[:n]
+        fresh = ~np.isfinite(smooth[:, 0]) | (np.abs(smooth[:, 0] - planes[:, 0]) > 0.25)
+        smooth[fresh] = planes[fresh]
+        a = min(1.0, dt / self.plane_tau) if self.plane_tau > 0 else 1.0
+        smooth += a * (planes - smooth)
+        planes[...] = smooth
 
     def _settle(self, water) -> None:
         """No bodies: give back whatever volume they still held aside."""

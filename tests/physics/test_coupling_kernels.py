@@ -46,13 +46,22 @@ class Pool:
         self.dx = dx
 
 
+def planes_for(pool, pos, radius):
+    planes = np.zeros((1, 3))
+    coupling.ambient_planes(np.array([pos], float), np.array([radius]), np.array([True]), pool.eta, pool.dx,
+                            3 * pool.dx, planes)
+    return planes
+
+
 def forces(v, t, pos, vel=(0, 0, 0), pool=None, quat=(1, 0, 0, 0), cd=0.8):
     pool = pool or Pool()
     out = [np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1), np.zeros(1)]
+    radius = float(np.sqrt((v * v).sum(1).max()))
     coupling.water_to_bodies(v, t, np.array([0, len(v)]), np.array([0, len(t)]), np.array([0]),
                              np.array([pos], float), np.array([quat], float), np.array([vel], float),
-                             np.zeros((1, 3)), np.array([np.abs(v).max() * 2]), np.array([True]),
-                             pool.eta, pool.u, pool.w, pool.dx, RHO, G, cd, 0.0, 0.9, 0.0, *out)
+                             np.zeros((1, 3)), np.array([radius]), np.array([True]),
+                             planes_for(pool, pos, radius), pool.u, pool.w, pool.dx, RHO, G, cd, 0.0, 0.9,
+                             0.0, *out)
     return out
 
 
@@ -98,10 +107,19 @@ def test_covered_height_integrates_to_the_submerged_volume(height):
     out = np.zeros_like(pool.eta)
     pos = np.array([[0.32, height, 0.32]])
     coupling.covered_height(v, t, np.array([0, len(v)]), np.array([0, len(t)]), np.array([0]), pos,
-                            np.array([[1.0, 0, 0, 0]]), np.array([0.2]), np.array([True]),
-                            pool.eta, pool.bed, pool.dx, out)
+                            np.array([[1.0, 0, 0, 0]]), np.array([r]), np.array([True]),
+                            planes_for(pool, pos[0], r), pool.bed, pool.dx, out)
     _, _, sub, _ = forces(v, t, tuple(pos[0]), pool=pool)
     assert out.sum() * pool.dx ** 2 == pytest.approx(sub[0], rel=0.02)
+
+
+def test_surface_plane_fits_a_tilted_surface():
+    """The ring fit recovers eta = a + b x + c z exactly for a planar water surface."""
+    pool = Pool()
+    X = (np.arange(64) + 0.5) * pool.dx
+    pool.eta = 0.5 + 0.02 * (X[None, :] - 0.32) - 0.01 * (X[:, None] - 0.32)
+    p = planes_for(pool, (0.32, 0.5, 0.32), 0.1)
+    assert p[0] == pytest.approx([0.5, 0.02, -0.01], abs=1e-9)
 
 
 def test_displace_moves_volume_exactly_even_where_columns_run_dry():
