@@ -267,6 +267,9 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
         prims = None
         name = path.stem
     unit = meshes.mass_properties(v, t, 1.0)
+    if model == "sphere":   # the ball it stands for (it collides as one), not the inscribed polyhedron
+        vol = 4.0 / 3.0 * np.pi * r**3
+        unit = MassProperties(vol, vol, unit.com, 0.4 * vol * r * r * np.eye(3))
     mid = store.model_for(key)
     if mid is None:
         mid = store.add_model(centred_model(name, v, t, unit, prims=prims), key)
