@@ -7,7 +7,8 @@ Layout (SI units, index [k, i] <-> (z, x)):
     w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
 
 `advance` takes one fixed step, split into CFL substeps; each substep is three row sweeps
-(`_advect`, `_depth`, `_accelerate_faces`: velocities + walls). Every kernel has one
+(`_advect`, `_depth`, `_accelerate_faces`: velocities + walls), the depth ping-ponging between h
+and the scratch hn. Every kernel has one
 fixed set of numba flags: the sweeps that use prange are compiled parallel, `advance` (the serial
 substep loop) and the per-face helpers serial. Inner loops are branch-free (upwind choices are
 max/min arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation
@@ -167,6 +168,11 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     bvol = 0.0
     n = 0
     pair = np.empty(2, dtype=np.int64)
+    # The depth ping-pongs between h and hn, one substep writing the other: no copy per substep,
+    # and one copy back into h (the caller's live array) only after an odd number of substeps.
+    cur = h
+    nxt = hn
+    status = OK
     while True:
         pair[0] = 0
         pair[1] = 0
@@ -174,7 +180,8 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
             pair[0] = max(pair[0], rows[k, _H])
             pair[1] = max(pair[1], rows[k, _V])
         if pair[0] >= _INF_BITS or pair[1] >= _INF_BITS:
-            return NOT_FINITE, elapsed, n, bvol
+            status = NOT_FINITE
+            break
         hmax, vmax = pair.view(np.float64)
         if remaining <= 0.0:
             break
@@ -186,18 +193,29 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
             s_cfl = min(s_cfl, flow_cfl * dx / vmax)
         need = max(1, int(math.ceil(remaining / s_cfl)))
         if vmax > runaway or n + need > max_substeps:
-            return RUNAWAY_STATUS, elapsed, n, bvol
+            status = RUNAWAY_STATUS
+            break
         s = remaining if need == 1 else remaining / need
-        _advect(h, u, w, u2, w2, s / dx, dry)
-        _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry)
+        _advect(cur, u, w, u2, w2, s / dx, dry)
+        _depth(cur, bed, u2, w2, nxt, inflow, sides, side_eta, dx, s, dry)
         for k in range(nz):
             bvol += inflow[k]
-        _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g, s / dx, s, has_ext,
+        _accelerate_faces(nxt, bed, u, w, ax, az, u2, w2, rows, sides, side_eta, g, s / dx, s, has_ext,
                           clamp * dx / s, dry)
+        cur, nxt = nxt, cur
         n += 1
         elapsed += s
         remaining = 0.0 if need == 1 else remaining - s
-    return OK, elapsed, n, bvol
+    if n % 2 == 1:
+        _copy(cur, h)
+    return status, elapsed, n, bvol
+
+
+@njit(cache=True, parallel=True)
+def _copy(src, dst):
+    """dst[...] = src, rows in parallel."""
+    for k in prange(src.shape[0]):
+        dst[k, :] = src[k, :]
 
 
 @njit(cache=True, parallel=True)
@@ -323,9 +341,9 @@ def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g, c, s, has_ext, vcap, dry):
-    """Set u, w from u2, w2 and the surface of hn, apply the walls, copy hn into h, refresh `rows`."""
-    nz, nx = h.shape
+def _accelerate_faces(hn, bed, u, w, ax, az, u2, w2, rows, sides, side_eta, g, c, s, has_ext, vcap, dry):
+    """Set u, w from u2, w2 and the surface of the new depth hn, apply the walls, refresh `rows`."""
+    nz, nx = hn.shape
     gc = g * c
     for k in prange(nz + 1):
         vm = 0
@@ -347,7 +365,6 @@ def _accelerate_faces(h, bed, u, w, ax, az, u2, w2, hn, rows, sides, side_eta, g
             bits = out.view(np.int64)
             for i in range(nx + 1):
                 vm = max(vm, bits[i] & _ABS)
-            h[k, :] = hr
             bits = hr.view(np.int64)
             for i in range(nx):
                 hm = max(hm, bits[i] & _ABS)
