@@ -23,7 +23,7 @@ from engine.levels.schema import Boundary, Level
 
 # Below this many cells a substep takes microseconds: waking a second thread costs more than it
 # saves, and on a busy machine a descheduled worker stalls every parallel loop.
-PARALLEL_MIN_CELLS = 128 * 128
+PARALLEL_MIN_CELLS = 160 * 160
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 

@@ -211,21 +211,26 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     return status, elapsed, n, bvol
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _copy(src, dst):
-    """dst[...] = src, rows in parallel."""
-    for k in prange(src.shape[0]):
-        dst[k, :] = src[k, :]
+    """dst[...] = src (serial: one memcpy-speed pass, not worth a parallel kernel's compile time)."""
+    nz, nx = src.shape
+    for k in range(nz):
+        for i in range(nx):
+            dst[k, i] = src[k, i]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _stats(h, u, w, rows):
-    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT)."""
+    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT).
+
+    Serial: it runs once per step (the substeps refresh `rows` as they go) and reads at memory speed.
+    """
     nz, nx = h.shape
     hb = h.view(np.int64)
     ub = u.view(np.int64)
     wb = w.view(np.int64)
-    for k in prange(nz + 1):
+    for k in range(nz + 1):
         hm = 0
         vm = 0
         if k < nz:
@@ -278,7 +283,8 @@ def _advect(h, u, w, u2, w2, c, dry):
         if k < nz:
             _advect_u_row(u[max(k - 1, 0)], u[k], u[min(k + 1, nz - 1)], w[k], w[k + 1], h[k], u2[k], c, dry)
         if k == 0 or k == nz:
-            w2[k, :] = w[k, :]
+            for i in range(nx):
+                w2[k, i] = w[k, i]
         else:
             _advect_w_row(w[k - 1], w[k], w[k + 1], u[k - 1], u[k], h[k - 1], h[k], w2[k], c, dry)
 
