@@ -160,3 +160,24 @@ def test_compile_message_only_when_the_cache_is_cold(capsys):
         pass
     err = capsys.readouterr().err
     assert err.count("compiling physics kernels") == 1 and "compiled physics kernels in" in err
+
+
+def test_thread_count_does_not_change_a_single_bit(monkeypatch):
+    import numba
+
+    import engine.water as water
+
+    monkeypatch.setattr(water, "PARALLEL_MIN_CELLS", 0)    # let even this small grid go parallel
+    results = []
+    threads = numba.get_num_threads()
+    for n in sorted({1, threads}):
+        numba.set_num_threads(n)
+        try:
+            grid = WaterGrid.from_level(_level(bumps=(BumpSpec(center=(0.3, 0.3), radius=0.2, height=0.05),)))
+            for _ in range(30):
+                grid.ax[2:6, 3:9] = 2.0
+                grid.step(DT)
+        finally:
+            numba.set_num_threads(threads)
+        results.append((grid.h.tobytes(), grid.u.tobytes(), grid.w.tobytes()))
+    assert all(r == results[0] for r in results)
