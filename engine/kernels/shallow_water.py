@@ -8,9 +8,9 @@ Layout (SI units, index [k, i] <-> (z, x)):
 
 `advance` takes one fixed step, split into CFL substeps; each substep is three row sweeps
 (`_advect`, `_depth`, `_accelerate_faces`: velocities + walls), the depth ping-ponging between h
-and the scratch hn. Every kernel has one
-fixed set of numba flags: the sweeps that use prange are compiled parallel, `advance` (the serial
-substep loop) and the per-face helpers serial. Inner loops are branch-free (upwind choices are
+and the scratch hn. Every kernel has one fixed set of numba flags: the three sweeps use prange and
+are compiled parallel; `advance` (the serial substep loop), `_stats`, `_copy` and the per-face
+helpers are serial. Inner loops are branch-free (upwind choices are
 max/min arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation
 and FMA but never assumes finite values, so NaN and infinities are still caught.
 `engine.kernels.reference` is the same scheme in plain numpy.
@@ -28,7 +28,7 @@ OPEN = 1            # absorbing / outflow: characteristic condition against an o
 SIDE = ("x_min", "x_max", "z_min", "z_max")
 
 # Scheme constants; each is passed to `advance` so tests may vary them.
-# (sqrt(g h) + |v|) dt / dx per substep. Forward-backward gravity waves on the 5-point staggered
+# CFL: (sqrt(g h) + |v|) dt / dx per substep. Forward-backward gravity waves on the 5-point staggered
 # stencil are stable for c dt / dx <= 1/sqrt(2) = 0.707 in 2D; a checkerboard of noise stayed
 # bounded for 3,000 substeps at 0.70 and blew up at 0.72. 0.66 keeps a 7% margin.
 CFL = 0.66
@@ -148,18 +148,24 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
         h_t + div(h v) = 0                              [m/s]
         v_t + (v . grad) v = -g grad(eta) + a           [m/s^2]
 
-    Each substep of length s: (1) semi-Lagrangian advection of u and w, bilinear, backtraced by the
-    face velocity, with the velocity behind a wet/dry front carried onto it (`_front`); (2) depth in flux form with the upwind depth, h -= s / dx (F_r - F_l + G_t - G_b),
-    which conserves volume to round-off; (3) velocity from the new surface gradient plus a, clamped
-    to |v| s / dx <= clamp; (4) walls: reflective sides get zero normal velocity, open sides the
-    characteristic condition of `_open_velocity`. The substep is
-    s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after every substep so
-    that the last one ends exactly at dt.
+    Each substep of length s (units: m, s, m/s; c = s / dx):
+    (1) semi-Lagrangian advection of u and w: backtrace each face by its own velocity and the
+        other component averaged from the four faces around it, sample bilinearly; the velocity
+        behind a wet/dry front is carried onto it (`_front`);
+    (2) depth in flux form with the upwind depth, F = u max(h_l if u > 0 else h_r) on open faces:
+        h <- h - c (F_r - F_l + G_t - G_b), which conserves volume to round-off;
+    (3) u <- u - g c (eta_r' - eta_l') + a s, eta' the surface raised to the higher bed
+        (hydrostatic reconstruction), zero on faces the water cannot reach over, |u| <= clamp / c;
+    (4) walls: reflective sides get zero normal velocity, open sides the characteristic condition
+        of `_open_velocity`.
+    The substep is s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after
+    every substep so that the last one ends exactly at dt.
 
-    Scratch: u2, w2, hn shaped like u, w, h; rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN
-    for x_min, x_max, z_min, z_max and `side_eta` the outside surface height of each, m.
-    Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE or RUNAWAY_STATUS, the
-    time into the step t when it stopped, and the net m^3 that came in through open sides.
+    Scratch: u2, w2, hn shaped like u, w, h; rows int64 (nz + 1, NSTAT); inflow (nz,). `sides`
+    holds REFLECTIVE or OPEN for x_min, x_max, z_min, z_max and `side_eta` the outside surface
+    height of each, m. Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE or
+    RUNAWAY_STATUS, the time into the step t when it stopped, and the net m^3 that came in through
+    open sides.
     """
     nz, nx = h.shape
     _stats(h, u, w, rows)
