@@ -142,10 +142,10 @@ class PhysicsSpec:
     drag_coefficient: float = spec("float", default=0.8, min=0.0, max=10.0, doc="C_D (Chentanez & Mueller 2010)")
     lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L")
     area_factor: float = spec("float", default=0.9, min=0.0, max=1.0, doc="omega in A_eff = A (omega n.u + 1 - omega)")
-    skin_friction: float = spec("float", default=150.0, min=0.0, max=1e5,
+    skin_friction: float = spec("float", default=300.0, min=0.0, max=1e5,
                                 doc="linear drag per wetted area, N s/m^3 (viscous skin friction and wave "
                                     "radiation lumped: damps a floating body's bobbing)")
-    surface_tau: float = spec("float", default=0.2, min=0.0, max=10.0,
+    surface_tau: float = spec("float", default=0.5, min=0.0, max=10.0,
                               doc="s: how fast a body's idea of the surface around it follows the water "
                                   "(filters out the echo of its own waves)")
     impact_threshold: float = spec("float", default=0.02, min=0.0, max=1e6,

@@ -5,7 +5,8 @@ import esper
 import numpy as np
 
 from engine import events as ev
-from engine.components import BodyRef
+from engine import pouring
+from engine.components import BodyRef, Bottle
 from engine.kernels import coupling
 from engine.systems.base import System
 
@@ -114,6 +115,68 @@ class CoupleWater(System):
         store.torque[:n] += t
         store.submerged[:n] = s
         self._splashes(n, s, vel, pos, active)
+        self._held_water(dt, planes)
+
+    def _held_water(self, dt: float, planes: np.ndarray) -> None:
+        """Pour from and fill open bottles (engine/pouring.py); keep their mass model in step."""
+        sim = self.sim
+        store = sim.body_store
+        water = sim.water
+        for e, (ref, bottle) in esper.get_components(BodyRef, Bottle):
+            if bottle.sealed:
+                continue
+            slot = ref.slot
+            cav = pouring.cavity(bottle.model)
+            model = store.models[int(store.model_id[slot])]
+            rot = _rotation(store.quat[slot])
+            origin = store.pos[slot] - rot @ np.asarray(model.offset, float)
+            mouth = origin + rot @ cav.mouth
+            p = planes[slot]
+            outside = p[0] + p[1] * (mouth[0] - store.pos[slot, 0]) + p[2] * (mouth[2] - store.pos[slot, 2])
+            held = float(store.held_water[slot])
+            flow = pouring.exchange(cav, rot, origin, held, float(outside), sim.gravity, dt)
+            if flow == 0.0:
+                continue
+            x, z = _inside(water, mouth[0], mouth[2])
+            if flow > 0.0:
+                store.held_water[slot] = max(0.0, held - flow)
+                mouth_vel = store.vel[slot] + np.cross(store.angvel[slot], mouth - store.pos[slot])
+                shatter = _find(sim, "Shatter")
+                if mouth[1] > outside and shatter is not None and hasattr(shatter, "_release"):
+                    shatter._release(mouth, mouth_vel + 0.3 * (rot @ cav.axis), flow)   # falls, then lands
+                else:
+                    water.add_volume(x, z, flow)
+                    water.source_volume -= flow        # moved, not created: keep sources honest
+            else:
+                taken = -water.add_volume(x, z, flow)   # add_volume returns the (negative) volume moved
+                water.source_volume += taken
+                store.held_water[slot] = min(float(store.inner_volume[slot]), held + taken)
+            self._remodel(slot, bottle.model)
+
+    def _remodel(self, slot: int, model_name: str) -> None:
+        """Switch a bottle to the mass model of its (quantised) held water, without moving its glass."""
+        from engine import bodies as bd
+        from engine.meshes import load_bottle_set
+        store = self.sim.body_store
+        inner = float(store.inner_volume[slot])
+        if inner <= 0.0:
+            return
+        step = inner / pouring.REMODEL_STEPS
+        held_q = round(float(store.held_water[slot]) / step) * step
+        phys = self.sim.level.physics
+        bs = load_bottle_set(model_name)
+        mid, props, _ = bd.bottle_model(store, bs, held_q, phys.glass_density, phys.water_density)
+        old = int(store.model_id[slot])
+        if mid == old:
+            return
+        rot = _rotation(store.quat[slot])
+        shift = rot @ (np.asarray(store.models[mid].offset, float) - np.asarray(store.models[old].offset, float))
+        store.pos[slot] += shift
+        store.vel[slot] += np.cross(store.angvel[slot], shift)
+        store.set_mass(slot, props)
+        store.model_id[slot] = mid
+        store.radius[slot] = store.models[mid].radius
+        self._packed_models = -1
 
     def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
         """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes
@@ -162,3 +225,23 @@ class CoupleWater(System):
         self._was_wet = state["was_wet"].copy()
         self.displaced = float(state["displaced"])
         self._packed_models = -1
+
+
+def _rotation(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = (float(c) for c in q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _inside(water, x: float, z: float) -> tuple[float, float]:
+    nz, nx = water.shape
+    eps = 1e-6
+    return (min(max(float(x), eps), nx * water.dx - eps), min(max(float(z), eps), nz * water.dx - eps))
+
+
+def _find(sim, name: str):
+    try:
+        return sim.get_system(name)
+    except KeyError:
+        return None
