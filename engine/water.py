@@ -187,7 +187,7 @@ class WaterGrid:
         if self.h.size < PARALLEL_MIN_CELLS:
             numba.set_num_threads(1)
         try:
-            with announce_compile(sw.advance, sw._advect, sw._depth, sw._accelerate_faces, sw._stats):
+            with announce_compile(sw.advance, sw._substep, sw._stats):
                 status, t, n, inflow = sw.advance(
                     self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
                     self._inflow, self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt),

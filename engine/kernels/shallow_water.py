@@ -6,10 +6,10 @@ Layout (SI units, index [k, i] <-> (z, x)):
     u       (nz, nx + 1)  x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
     w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
 
-`advance` takes one fixed step, split into CFL substeps; each substep is three row sweeps
-(`_advect`, `_depth`, `_accelerate_faces`: velocities + walls), the depth ping-ponging between h
-and the scratch hn. Every kernel has one fixed set of numba flags: the three sweeps use prange and
-are compiled parallel; `advance` (the serial substep loop), `_stats`, `_copy` and the per-face
+`advance` takes one fixed step, split into CFL substeps; each substep is one sweep (`_substep`:
+advection, depth, velocities, walls), the state ping-ponging between (h, u, w) and the scratch
+(hn, u2, w2). Every kernel has one fixed set of numba flags: `_substep` uses prange and is
+compiled parallel; `advance` (the serial substep loop), `_stats`, `_copy` and the per-face
 helpers are serial. Inner loops are branch-free (upwind choices are
 max/min arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation
 and FMA but never assumes finite values, so NaN and infinities are still caught.
@@ -152,7 +152,7 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     (1) semi-Lagrangian advection of u and w: backtrace each face by its own velocity and the
         other component averaged from the four faces around it, sample bilinearly; the velocity
         behind a wet/dry front is carried onto it (`_front`);
-    (2) depth in flux form with the upwind depth, F = u max(h_l if u > 0 else h_r) on open faces:
+    (2) depth in flux form with the upwind depth, F = u h_up (h_up = h_l if u > 0 else h_r) on open faces:
         h <- h - c (F_r - F_l + G_t - G_b), which conserves volume to round-off;
     (3) u <- u - g c (eta_r' - eta_l') + a s, eta' the surface raised to the higher bed
         (hydrostatic reconstruction), zero on faces the water cannot reach over, |u| <= clamp / c;
@@ -161,7 +161,7 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     The substep is s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after
     every substep so that the last one ends exactly at dt.
 
-    Scratch: u2, w2, hn shaped like u, w, h; rows int64 (nz + 1, NSTAT); inflow (nz,). `sides`
+    Scratch: u2, w2, hn shaped like u, w, h (the other half of the ping-pong); rows int64 (nz + 1, NSTAT); inflow (nz,). `sides`
     holds REFLECTIVE or OPEN for x_min, x_max, z_min, z_max and `side_eta` the outside surface
     height of each, m. Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE or
     RUNAWAY_STATUS, the time into the step t when it stopped, and the net m^3 that came in through
@@ -174,10 +174,13 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     bvol = 0.0
     n = 0
     pair = np.empty(2, dtype=np.int64)
-    # The depth ping-pongs between h and hn, one substep writing the other: no copy per substep,
-    # and one copy back into h (the caller's live array) only after an odd number of substeps.
-    cur = h
-    nxt = hn
+    zero_x = np.zeros(nx + 1)    # stands in for an ax / az row when there is no external acceleration
+    zero_z = np.zeros(nx)
+    # The state ping-pongs between (h, u, w) and the scratch (hn, u2, w2), one substep reading one
+    # set and writing the other: no copies per substep, and one copy back into the caller's live
+    # arrays only after an odd number of substeps.
+    h_cur, u_cur, w_cur = h, u, w
+    h_nxt, u_nxt, w_nxt = hn, u2, w2
     status = OK
     while True:
         pair[0] = 0
@@ -202,18 +205,20 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
             status = RUNAWAY_STATUS
             break
         s = remaining if need == 1 else remaining / need
-        _advect(cur, u, w, u2, w2, s / dx, dry)
-        _depth(cur, bed, u2, w2, nxt, inflow, sides, side_eta, dx, s, dry)
+        _substep(h_cur, bed, u_cur, w_cur, ax, az, h_nxt, u_nxt, w_nxt, rows, inflow, zero_x, zero_z, sides,
+                 side_eta, g, dx, s, has_ext, clamp * dx / s, dry)
         for k in range(nz):
             bvol += inflow[k]
-        _accelerate_faces(nxt, bed, u, w, ax, az, u2, w2, rows, sides, side_eta, g, s / dx, s, has_ext,
-                          clamp * dx / s, dry)
-        cur, nxt = nxt, cur
+        h_cur, h_nxt = h_nxt, h_cur
+        u_cur, u_nxt = u_nxt, u_cur
+        w_cur, w_nxt = w_nxt, w_cur
         n += 1
         elapsed += s
         remaining = 0.0 if need == 1 else remaining - s
     if n % 2 == 1:
-        _copy(cur, h)
+        _copy(h_cur, h)
+        _copy(u_cur, u)
+        _copy(w_cur, w)
     return status, elapsed, n, bvol
 
 
@@ -277,132 +282,158 @@ def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry):
         out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
 
 
-@njit(cache=True, parallel=True, fastmath=_FAST)
-def _advect(h, u, w, u2, w2, c, dry):
-    """Semi-Lagrangian advection of u into u2 and w into w2, fronts carried onto dry cells (`_front`).
-
-    Boundary faces keep their value (the walls set them after the velocity update). Rows go to
-    small functions over 1-D views: LLVM vectorises those loops where it gives up on 2-D indexing.
-    """
-    nz, nx = h.shape
-    for k in prange(nz + 1):
-        if k < nz:
-            _advect_u_row(u[max(k - 1, 0)], u[k], u[min(k + 1, nz - 1)], w[k], w[k + 1], h[k], u2[k], c, dry)
-        if k == 0 or k == nz:
-            for i in range(nx):
-                w2[k, i] = w[k, i]
-        else:
-            _advect_w_row(w[k - 1], w[k], w[k + 1], u[k - 1], u[k], h[k - 1], h[k], w2[k], c, dry)
+@njit(cache=True, fastmath=_FAST)
+def _advect_u_face_row(k, h, u, w, out, c, dry):
+    """Advected x faces of cell row k into out (boundary faces copied: the walls set them later)."""
+    nz = h.shape[0]
+    _advect_u_row(u[max(k - 1, 0)], u[k], u[min(k + 1, nz - 1)], w[k], w[k + 1], h[k], out, c, dry)
 
 
-@njit(cache=True, parallel=True, fastmath=_FAST)
-def _depth(h, bed, u2, w2, hn, inflow, sides, side_eta, dx, s, dry):
-    """Update the depth into hn in flux form with the upwind depth; inflow[k] gets row k's m^3 in.
+@njit(cache=True, fastmath=_FAST)
+def _advect_w_face_row(k, h, u, w, out, c, dry):
+    """Advected z faces of face row k (0..nz) into out; the wall rows 0 and nz are copied."""
+    nz = h.shape[0]
+    if k == 0 or k == nz:
+        r = w[k]
+        for i in range(out.shape[0]):
+            out[i] = r[i]
+    else:
+        _advect_w_row(w[k - 1], w[k], w[k + 1], u[k - 1], u[k], h[k - 1], h[k], out, c, dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _depth_row(k, h, bed, ur, wl, wh, out, sides, side_eta, c, dry):
+    """New depth of cell row k into out, flux form with the upwind depth; return the inflow, m^2/s.
+
+    ur: the row's advected x faces; wl, wh: the advected z faces below and above it.
 
     Each interior face flux is evaluated by both cells beside it, with the same operands in the
     same order, so what leaves one cell is bit for bit what enters the next: the sum is conserved
-    to round-off while every row and column stays an independent, vectorisable loop.
+    to round-off while every row stays an independent, vectorisable loop.
     """
     nz, nx = h.shape
-    c = s / dx
-    for k in prange(nz):
-        hr = h[k]
-        br = bed[k]
-        hm = h[max(k - 1, 0)]
-        bm = bed[max(k - 1, 0)]
-        hp = h[min(k + 1, nz - 1)]
-        bp = bed[min(k + 1, nz - 1)]
-        ur = u2[k]
-        wl = w2[k]
-        wh = w2[k + 1]
-        out = hn[k]
-        # interior x faces and the z faces into rows k - 1 and k + 1; walls and open sides below
-        low = 1.0 if k > 0 else 0.0
-        high = 1.0 if k < nz - 1 else 0.0
-        for i in range(1, nx - 1):
-            f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
-            f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry)
-            g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
-            g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-            out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (FLOW_CFL)
-        q = 0.0
-        for i in (0, nx - 1):
-            f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry) if i > 0 else 0.0
-            f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry) if i < nx - 1 else 0.0
-            if i == 0 and sides[0] == OPEN:
-                f_l = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
-                q += f_l
-            if i == nx - 1 and sides[1] == OPEN:
-                f_r = -_boundary_flux(ur[nx], hr[i], br[i], side_eta[1], -1.0)
-                q -= f_r
-            g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
-            g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-            out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)
-        # the z walls: rows 0 and nz - 1 add their open-side fluxes
-        if k == 0 and sides[2] == OPEN:
-            for i in range(nx):
-                g = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0)
-                out[i] = max(out[i] + c * g, 0.0)
-                q += g
-        if k == nz - 1 and sides[3] == OPEN:
-            for i in range(nx):
-                g = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0)
-                out[i] = max(out[i] - c * g, 0.0)
-                q -= g
-        inflow[k] = q * dx * s
+    hr = h[k]
+    br = bed[k]
+    hm = h[max(k - 1, 0)]
+    bm = bed[max(k - 1, 0)]
+    hp = h[min(k + 1, nz - 1)]
+    bp = bed[min(k + 1, nz - 1)]
+    low = 1.0 if k > 0 else 0.0          # the z walls are handled below
+    high = 1.0 if k < nz - 1 else 0.0
+    for i in range(1, nx - 1):
+        f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
+        f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry)
+        g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
+        g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
+        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (FLOW_CFL)
+    q = 0.0
+    for i in (0, nx - 1):
+        f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry) if i > 0 else 0.0
+        f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry) if i < nx - 1 else 0.0
+        if i == 0 and sides[0] == OPEN:
+            f_l = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
+            q += f_l
+        if i == nx - 1 and sides[1] == OPEN:
+            f_r = -_boundary_flux(ur[nx], hr[i], br[i], side_eta[1], -1.0)
+            q -= f_r
+        g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
+        g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
+        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)
+    if k == 0 and sides[2] == OPEN:
+        for i in range(nx):
+            g = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0)
+            out[i] = max(out[i] + c * g, 0.0)
+            q += g
+    if k == nz - 1 and sides[3] == OPEN:
+        for i in range(nx):
+            g = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0)
+            out[i] = max(out[i] - c * g, 0.0)
+            q -= g
+    return q
+
+
+@njit(cache=True, fastmath=_FAST)
+def _u_row(hr, br, vin, acc, out, sides, side_eta, g, gc, s, vcap, dry):
+    """x faces of one row from the new depth hr, side walls included; acc is the row's external
+    acceleration (a row of zeros when there is none), m/s^2."""
+    nx = hr.shape[0]
+    for i in range(1, nx):
+        out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
+    out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
+    out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, vcap) if sides[1] == OPEN else 0.0
+
+
+@njit(cache=True, fastmath=_FAST)
+def _w_row(h0, b0, h1, b1, vin, acc, out, gc, s, vcap, dry):
+    """Interior z faces of one row, between cell rows with new depths h0 (below) and h1 (above)."""
+    for i in range(h0.shape[0]):
+        out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
+
+
+@njit(cache=True)
+def _max_bits(a):
+    """Largest |a[i]| as an IEEE bit pattern (see NSTAT)."""
+    bits = a.view(np.int64)
+    m = 0
+    for i in range(bits.shape[0]):
+        m = max(m, bits[i] & _ABS)
+    return m
+
+
+ROWS_PER_CHUNK = 32   # rows one task sweeps in order; fixed, so results never depend on the thread count
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _accelerate_faces(hn, bed, u, w, ax, az, u2, w2, rows, sides, side_eta, g, c, s, has_ext, vcap, dry):
-    """Set u, w from u2, w2 and the surface of the new depth hn, apply the walls, refresh `rows`."""
-    nz, nx = hn.shape
+def _substep(h, bed, u, w, ax, az, hn, un, wn, rows, inflow, zero_x, zero_z, sides, side_eta,
+             g, dx, s, has_ext, vcap, dry):
+    """One substep in one sweep: read h, u, w; write the new state into hn, un, wn; fill `rows`.
+
+    Each task takes ROWS_PER_CHUNK cell rows in order and keeps what the next row needs in private
+    rows: the advected z faces above row k are those below row k + 1, and the new depth of row
+    k - 1 (for the z faces below row k) was just written by the same task; only the first row of
+    a task recomputes its lower neighbour. The old state is only read and the new one only
+    written (they ping-pong in `advance`), so tasks never race, and every input array is streamed
+    through once: the seven arrays of the scheme's minimum traffic, plus ax, az when present.
+    """
+    nz, nx = h.shape
+    c = s / dx
     gc = g * c
-    for k in prange(nz + 1):
-        vm = 0
-        hm = 0
-        if k < nz:
+    chunks = (nz + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
+    for t in prange(chunks):
+        k0 = t * ROWS_PER_CHUNK
+        k1 = min(k0 + ROWS_PER_CHUNK, nz)
+        ua = np.empty(nx + 1)        # advected x faces of the current row
+        wa_lo = np.empty(nx)         # advected z faces below it ...
+        wa_hi = np.empty(nx)         # ... and above it
+        below = np.empty(nx)         # new depth of row k0 - 1
+        _advect_w_face_row(k0, h, u, w, wa_lo, c, dry)
+        if k0 > 0:
+            w_below = np.empty(nx)
+            _advect_u_face_row(k0 - 1, h, u, w, ua, c, dry)
+            _advect_w_face_row(k0 - 1, h, u, w, w_below, c, dry)
+            _depth_row(k0 - 1, h, bed, ua, w_below, wa_lo, below, sides, side_eta, c, dry)
+        for k in range(k0, k1):
+            _advect_u_face_row(k, h, u, w, ua, c, dry)
+            _advect_w_face_row(k + 1, h, u, w, wa_hi, c, dry)
             hr = hn[k]
             br = bed[k]
-            vin = u2[k]
-            out = u[k]
-            if has_ext:
-                acc = ax[k]
-                for i in range(1, nx):
-                    out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
-            else:
-                for i in range(1, nx):
-                    out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], 0.0, gc, vcap, dry)
-            out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-            out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, vcap) if sides[1] == OPEN else 0.0
-            bits = out.view(np.int64)
-            for i in range(nx + 1):
-                vm = max(vm, bits[i] & _ABS)
-            bits = hr.view(np.int64)
-            for i in range(nx):
-                hm = max(hm, bits[i] & _ABS)
-        out = w[k]
-        if k == 0:
-            for i in range(nx):
-                out[i] = _open_velocity(hn[0, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
-        elif k == nz:
-            for i in range(nx):
-                out[i] = (_open_velocity(hn[nz - 1, i], bed[nz - 1, i], side_eta[3], g, 1.0, vcap)
-                          if sides[3] == OPEN else 0.0)
-        else:
-            h0 = hn[k - 1]
-            b0 = bed[k - 1]
-            h1 = hn[k]
-            b1 = bed[k]
-            vin = w2[k]
-            if has_ext:
-                acc = az[k]
+            inflow[k] = _depth_row(k, h, bed, ua, wa_lo, wa_hi, hr, sides, side_eta, c, dry) * dx * s
+            _u_row(hr, br, ua, ax[k] if has_ext else zero_x, un[k], sides, side_eta, g, gc, s, vcap, dry)
+            out = wn[k]
+            if k == 0:
                 for i in range(nx):
-                    out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
+                    out[i] = _open_velocity(hr[i], br[i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
             else:
-                for i in range(nx):
-                    out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], 0.0, gc, vcap, dry)
-        bits = out.view(np.int64)
-        for i in range(nx):
-            vm = max(vm, bits[i] & _ABS)
-        rows[k, _H] = hm
-        rows[k, _V] = vm
+                h0 = hn[k - 1] if k > k0 else below
+                _w_row(h0, bed[k - 1], hr, br, wa_lo, az[k] if has_ext else zero_z, out, gc, s, vcap, dry)
+            rows[k, _H] = _max_bits(hr)
+            rows[k, _V] = max(_max_bits(un[k]), _max_bits(out))
+            wa_lo, wa_hi = wa_hi, wa_lo
+        if k1 == nz:
+            out = wn[nz]
+            hr = hn[nz - 1]
+            br = bed[nz - 1]
+            for i in range(nx):
+                out[i] = _open_velocity(hr[i], br[i], side_eta[3], g, 1.0, vcap) if sides[3] == OPEN else 0.0
+            rows[nz, _H] = 0
+            rows[nz, _V] = _max_bits(out)
