@@ -32,7 +32,7 @@ velocity and angular velocity (world frame).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
 @njit(cache=True, inline="always")
@@ -160,18 +160,21 @@ def _xform(rot, com, lv, out, row):
         out[row, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, vel, angvel,
                     radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                     force_out, torque_out, submerged_out, wet_area_out):
-    """Water forces on every active body (written to its own slot: deterministic in parallel).
+    """Water forces on every active body, each written to its own slot.
+
+    Serial: a scene has a few hundred small bodies, and waking worker threads for them costs more
+    than the work (measured 7 ms vs 0.2 ms per step for one bottle on a loaded 2-core machine).
 
     force_out, torque_out (N, 3) are overwritten with the water's force (N) and torque (N m) about
     the centre of mass; submerged_out (N,) with the submerged volume (m^3); wet_area_out (N,) with
     the wetted surface area (m^2). Scalar arithmetic throughout: no allocation per triangle.
     """
     n_bodies = pos.shape[0]
-    for b in prange(n_bodies):
+    for b in range(n_bodies):
         force_out[b, 0] = 0.0
         force_out[b, 1] = 0.0
         force_out[b, 2] = 0.0
