@@ -31,6 +31,7 @@ from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 KINDS = ("bottle", "shard", "prop")
 SHARD_POINTS = 16      # contact points per fragment (farthest-point subset of its vertices: corners and mid-surface)
 BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
+BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
 
 
@@ -81,17 +82,22 @@ class BodyStore:
     def model_for(self, key: tuple) -> int | None:
         return self._model_keys.get(key)
 
-    def packed(self) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    def packed(self) -> tuple[NDArray, ...]:
         """Contact points and primitives of every model, packed for the kernels:
-        (point_start (M+1,), points (P, 3), prim_start (M+1,), prims (Q, 16))."""
+        (point_start (M+1,), points (P, 3), pair_point_start (M+1,), pair_points (P', 3),
+        prim_start (M+1,), prims (Q, 16))."""
         if self._packed_count != len(self.models):
-            ps = np.zeros(len(self.models) + 1, np.int64)
+            def pack(arrays: list[NDArray]) -> tuple[NDArray, NDArray]:
+                start = np.zeros(len(arrays) + 1, np.int64)
+                start[1:] = np.cumsum([len(a) for a in arrays])
+                flat = np.concatenate(arrays) if arrays else np.zeros((0, 3))
+                return start, np.ascontiguousarray(flat, np.float64)
+            ps, pts = pack([m.points for m in self.models])
+            pps, ppts = pack([m.pair_points for m in self.models])  # type: ignore[misc]
             qs = np.zeros(len(self.models) + 1, np.int64)
-            ps[1:] = np.cumsum([len(m.points) for m in self.models])
             qs[1:] = np.cumsum([len(m.prims) for m in self.models])
-            pts = np.concatenate([m.points for m in self.models]) if self.models else np.zeros((0, 3))
             prims = np.array([p.pack() for m in self.models for p in m.prims]).reshape(-1, 16)
-            self._packed = (ps, np.ascontiguousarray(pts, np.float64), qs, prims)
+            self._packed = (ps, pts, pps, ppts, qs, prims)
             self._packed_count = len(self.models)
         return self._packed
 
@@ -229,16 +235,18 @@ class Body:
 # -- building models -------------------------------------------------------------------------
 def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassProperties, *,
                   prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
-                  meta: dict | None = None) -> Model:
+                  n_pair_points: int | None = None, meta: dict | None = None) -> Model:
     """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry."""
     v = np.asarray(vertices, float) - props.com
     pts = meshes.farthest_points(v, n_points)
+    pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
     if prims is None:
         prims = (meshes.fit_box(v),)
     else:
         prims = tuple(p.shifted(props.com) for p in prims)
     return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
-                 normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {})
+                 normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {},
+                 pair_points=pair)
 
 
 def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[float] | None = None,
@@ -299,6 +307,7 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
         v, t = bs.outer
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
         mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
+                                            n_pair_points=BOTTLE_PAIR_POINTS,
                                             meta=meta), key)
     return mid, total, glass
 

@@ -329,8 +329,8 @@ class Model:
     """A rigid shape in its BODY frame: origin at the centre of mass, axes as in the source mesh.
 
     `vertices`/`triangles` are the closed outer surface (what the renderer draws and what
-    `volume` encloses). `points` are the vertices used for contacts; `prims` the convex shapes
-    other bodies' points are tested against. `offset` is where the body-frame origin sits in the
+    `volume` encloses). `points` are the vertices tested against the pool, `pair_points` (a
+    subset) those tested against other bodies' `prims`, the convex shapes that stand for it. `offset` is where the body-frame origin sits in the
     source mesh's frame (its centre of mass there).
     """
     name: str
@@ -342,8 +342,11 @@ class Model:
     normals: F64 | None = None
     radius: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
+    pair_points: F64 | None = None   # points tested against other bodies (default: `points`)
 
     def __post_init__(self) -> None:
+        if self.pair_points is None:
+            self.pair_points = self.points
         if self.radius == 0.0:
             self.radius = float(np.sqrt(np.einsum("ij,ij->i", self.vertices, self.vertices).max()))
 

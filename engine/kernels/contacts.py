@@ -231,17 +231,23 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
     Ra, Rb = rot[a], rot[b]
     ma, mb = model_id[a], model_id[b]
     q0, q1 = prim_start[mb], prim_start[mb + 1]
+    # a's body frame -> b's body frame: l = M p + t, M = Rb^T Ra, t = Rb^T (x_a - x_b)
+    M = np.empty((3, 3)); t = np.empty(3)
+    for r in range(3):
+        t[r] = Rb[0, r] * (pos[a, 0] - pos[b, 0]) + Rb[1, r] * (pos[a, 1] - pos[b, 1]) + Rb[2, r] * (pos[a, 2] - pos[b, 2])
+        for c in range(3):
+            M[r, c] = Rb[0, r] * Ra[0, c] + Rb[1, r] * Ra[1, c] + Rb[2, r] * Ra[2, c]
     p = np.empty(3); l = np.empty(3)
     reach = (radius[b] + m) ** 2
     for k in range(pt_start[ma], pt_start[ma + 1]):
-        for c in range(3):
-            p[c] = pos[a, c] + Ra[c, 0] * pts[k, 0] + Ra[c, 1] * pts[k, 1] + Ra[c, 2] * pts[k, 2]
-        if (p[0] - pos[b, 0]) ** 2 + (p[1] - pos[b, 1]) ** 2 + (p[2] - pos[b, 2]) ** 2 > reach:
+        for r in range(3):
+            l[r] = t[r] + M[r, 0] * pts[k, 0] + M[r, 1] * pts[k, 1] + M[r, 2] * pts[k, 2]
+        if l[0] * l[0] + l[1] * l[1] + l[2] * l[2] > reach:
             continue
-        for c in range(3):
-            l[c] = Rb[0, c] * (p[0] - pos[b, 0]) + Rb[1, c] * (p[1] - pos[b, 1]) + Rb[2, c] * (p[2] - pos[b, 2])
         d, n0, n1, n2 = _point_vs_prims(l, prims, q0, q1)
         if d < m:
+            for c in range(3):
+                p[c] = pos[a, c] + Ra[c, 0] * pts[k, 0] + Ra[c, 1] * pts[k, 1] + Ra[c, 2] * pts[k, 2]
             wx = Rb[0, 0] * n0 + Rb[0, 1] * n1 + Rb[0, 2] * n2
             wy = Rb[1, 0] * n0 + Rb[1, 1] * n1 + Rb[1, 2] * n2
             wz = Rb[2, 0] * n0 + Rb[2, 1] * n1 + Rb[2, 2] * n2
@@ -324,7 +330,7 @@ def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restit
             e = max(e, restitution[b])
             mu[c] = np.sqrt(friction[a] * friction[b])
         for k in range(3):
-            K[c, k] = 1.0 / K[c, k]
+            K[c, k] = 1.0 / K[c, k] if K[c, k] > 0.0 else 0.0   # both immovable: nothing to solve
         vn = _vel_along(c, 0, a, b, D, RA, RB, vel, angvel)
         vn0[c] = vn
         d = cd[c]
@@ -436,3 +442,82 @@ def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out
             m += 1
         c = e
     return m
+
+
+@njit(cache=True)
+def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band):
+    """Thin each (a, b) run of contacts to at most keep_static (b = -1) or keep_pair contacts,
+    compacting the arrays in place; returns the new count.
+
+    Kept: (nearly) the deepest contact, then greedily, among contacts within `band` (m) of the
+    deepest, the one farthest (in position, and in normal scaled by 5 cm) from those kept, so the
+    support polygon and every touching face survive.
+    """
+    out = 0
+    c = 0
+    chosen = np.empty(64, np.int64)
+    dist = np.empty(0)
+    while c < nc:
+        a, b = ca[c], cb[c]
+        e = c
+        while e < nc and ca[e] == a and cb[e] == b:
+            e += 1
+        keep = keep_static if b < 0 else keep_pair
+        m = e - c
+        if m <= keep:
+            for s in range(c, e):
+                _move(s, out, ca, cb, cp, cn, cd, ck)
+                out += 1
+        else:
+            if dist.shape[0] < m:
+                dist = np.empty(2 * m)
+            # start from the first (stable order) contact within 1 mm of the deepest, so the chosen
+            # set, and with it the warm start, persists from step to step
+            dmin = cd[c]
+            for s in range(c + 1, e):
+                dmin = min(dmin, cd[s])
+            first = c
+            while cd[first] > dmin + 0.001:
+                first += 1
+            chosen[0] = first
+            for s in range(c, e):
+                # only contacts about as deep as the deepest compete: spreading over speculative
+                # ones beside a resting face would drop the face itself
+                dist[s - c] = _feature_dist2(s, first, cp, cn) if cd[s] <= dmin + band else -1.0
+            for k in range(1, keep):
+                best = -1.0
+                arg = c
+                for s in range(c, e):
+                    if dist[s - c] > best:
+                        best = dist[s - c]
+                        arg = s
+                if best <= 0.0:
+                    keep = k
+                    break
+                chosen[k] = arg
+                for s in range(c, e):
+                    dd = _feature_dist2(s, arg, cp, cn)
+                    if dd < dist[s - c]:
+                        dist[s - c] = dd
+            srt = np.sort(chosen[:keep])     # keep the original order: deterministic and cache-friendly
+            for k in range(keep):
+                _move(srt[k], out, ca, cb, cp, cn, cd, ck)
+                out += 1
+        c = e
+    return out
+
+
+@njit(cache=True)
+def _feature_dist2(s, t, cp, cn):
+    d = 0.0
+    for i in range(3):
+        d += (cp[s, i] - cp[t, i]) ** 2 + 0.0025 * (cn[s, i] - cn[t, i]) ** 2
+    return d
+
+
+@njit(cache=True)
+def _move(src, dst, ca, cb, cp, cn, cd, ck):
+    if src != dst:
+        ca[dst] = ca[src]; cb[dst] = cb[src]; cd[dst] = cd[src]; ck[dst] = ck[src]
+        for i in range(3):
+            cp[dst, i] = cp[src, i]; cn[dst, i] = cn[src, i]

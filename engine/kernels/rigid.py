@@ -189,3 +189,28 @@ def update_sleep(n, alive, vel, angvel, radius, inv_mass, inv_iw, force, torque,
             angvel[i, 0] = 0.0; angvel[i, 1] = 0.0; angvel[i, 2] = 0.0
             asleep += 1
     return asleep
+
+
+@njit(cache=True)
+def freeze_sleepers(n, alive, awake, inv_mass, inv_mass_eff, inv_iw):
+    """Sleeping bodies take part in contacts as immovable (zero inverse mass and inertia), so a body
+    resting or sliding on them feels full support and friction."""
+    for i in range(n):
+        if alive[i] and not awake[i]:
+            inv_mass_eff[i] = 0.0
+            for r in range(3):
+                for c in range(3):
+                    inv_iw[i, r, c] = 0.0
+        else:
+            inv_mass_eff[i] = inv_mass[i]
+
+
+@njit(cache=True)
+def wake_struck(nc, ca, cb, vn0, jn, awake, timer, speed):
+    """Wake a sleeping body that was struck: one of its contacts took an impulse while approaching
+    faster than `speed` (m/s; a body merely resting on it approaches at about g dt)."""
+    for c in range(nc):
+        if jn[c] > 0.0 and vn0[c] < -speed:
+            for i in (ca[c], cb[c]):
+                if i >= 0 and not awake[i]:
+                    timer[i] = 0.0

@@ -17,10 +17,13 @@ BETA = 0.1              # fraction of deeper penetration removed per step
 MAX_PUSH = 1.0          # m/s: cap on the push-out velocity
 BOUNCE_SPEED = 0.25     # m/s: slower approaches do not bounce (restitution 0): no micro-bounces at rest
 IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting, not impacts
+KEEP_STATIC = 8         # contacts kept per body against the pool (deepest + farthest-spread)
+KEEP_PAIR = 6           # contacts kept per touching pair of bodies
+KEEP_BAND = 0.003       # m: ... chosen among those within this distance of the deepest
 ITERATIONS = 8          # sequential-impulse sweeps per (sub)step
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
-SLEEP_SPEED = 0.02      # m/s: bodies slower than this (rim speed included) ...
-SLEEP_AFTER = 0.4       # s: ... for this long, with no applied force, sleep until a contact wakes them
+SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
+SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
 MAX_SUBSTEP_TRAVEL = 0.08  # m: substep so that no point moves farther than this per substep
 MAX_SUBSTEPS = 4
 
@@ -69,6 +72,7 @@ class IntegrateBodies(System):
             self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
             self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
+            self.inv_mass_eff = np.zeros(cap)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -82,7 +86,7 @@ class IntegrateBodies(System):
         bed = water.bed
         bed_max = float(bed.max())
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        pt_start, pts, prim_start, prims = st.packed()
+        pt_start, pts, ppt_start, ppts, prim_start, prims = st.packed()
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, st.alive, st.vel, st.angvel, st.radius, dt) + sim.gravity * dt * dt
         subs = min(MAX_SUBSTEPS, max(1, math.ceil(travel / MAX_SUBSTEP_TRAVEL)))
@@ -96,17 +100,21 @@ class IntegrateBodies(System):
             rigid.rotations(n, st.alive, st.quat, st.inv_inertia, self.rot, self.inv_iw)
             rigid.kick(n, self.awake, st.vel, st.angvel, st.quat, st.force, st.torque, st.inv_mass,
                        st.inertia, st.inv_inertia, sim.gravity, h, self.vel0, self.angvel0, self.rot, self.inv_iw)
+            rigid.freeze_sleepers(n, st.alive, self.awake, st.inv_mass, self.inv_mass_eff, self.inv_iw)
             contacts.margins(n, st.alive, st.vel, st.angvel, st.radius, h, SLOP, self.margin)
-            nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, prim_start, prims)
+            nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
+                              prim_start, prims)
             total_contacts += nc
             self.vel_pre[:n] = st.vel[:n]
             self.toi[:n] = -1.0
             if nc:
                 warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
                 contacts.solve(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
-                               st.inv_mass, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
+                               self.inv_mass_eff, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
                                BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.prev_keys, self.prev_j, warm,
                                self.jn, self.jt, self.vn0, self.toi)
+                rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
+                                  sim.gravity * h + 2.0 * SLEEP_SPEED)
                 m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
                                      self.ia, self.ib, self.ij, self.ip, self.inn)
                 if m:
@@ -132,7 +140,8 @@ class IntegrateBodies(System):
         self.prev_j = np.column_stack([self.jn[:nc], self.jt[:nc]])[order]
         self.prev_h = h
 
-    def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, prim_start, prims) -> int:
+    def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
+                prim_start, prims) -> int:
         while True:
             npairs = contacts.broad_phase(n, st.alive, self.awake, st.pos, st.radius, self.margin, st.group,
                                           self.pa, self.pb, self.active)
@@ -140,17 +149,18 @@ class IntegrateBodies(System):
                 self._pair_cap = 2 * npairs
                 self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
                 continue
-            nc = contacts.detect_static(n, self.active, st.pos, self.rot, st.radius, self.margin, st.model_id,
+            nc = contacts.detect_static(n, self.awake, st.pos, self.rot, st.radius, self.margin, st.model_id,
                                         pt_start, pts, bed, bed_max, dx, size_x, size_z,
                                         self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, 0)
             if npairs:
                 nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                           pt_start, pts, prim_start, prims,
+                                           ppt_start, ppts, prim_start, prims,
                                            self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, nc)
             if nc > self._contact_cap:
                 self._alloc_contacts(2 * nc)
                 continue
-            return nc
+            return contacts.reduce_runs(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck,
+                                        KEEP_STATIC, KEEP_PAIR, KEEP_BAND)
 
     def _emit_impacts(self, runs: list[tuple[np.ndarray, ...]], threshold: float) -> None:
         """Sum each pair's collision impulse over the substeps and emit one Impact per pair."""

@@ -100,7 +100,7 @@ def test_a_pile_of_shards_does_not_creep():
                          (1.0 + rng.uniform(-0.06, 0.06), 0.05 + 0.03 * i, 0.5 + rng.uniform(-0.06, 0.06)),
                          orientation=q / np.linalg.norm(q))
             ents.append(esper.create_entity(BodyRef(s), Shard(-1, piece, 0.0)))
-    sim.step(600)                                        # 5 s to fall and settle
+    sim.step(480)                                        # 4 s to fall and settle
     p0 = np.array([sim.body(e).position.copy() for e in ents])
     sim.step(120)
     p1 = np.array([sim.body(e).position for e in ents])
