@@ -254,6 +254,14 @@ class Simulation:
         self.emit(ev.Spawned(e, "prop", self.time))
         return e
 
+    def shatter(self, entity: int, impulse: float | None = None) -> tuple[int, ...]:
+        """Break a bottle now (as a hard enough impact would); return its fragment entities."""
+        with self._context():
+            if not esper.entity_exists(entity) or not esper.has_component(entity, Bottle):
+                raise KeyError(f"entity {entity} is not a bottle")
+            strength = esper.component_for_entity(entity, Bottle).strength
+            return self.get_system("Shatter").shatter(entity, strength if impulse is None else float(impulse))
+
     def body(self, entity: int) -> Body:
         """Live view of a body's state: position, velocity, orientation, mass, mesh_world() ..."""
         with self._context():
