@@ -174,8 +174,6 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
     bvol = 0.0
     n = 0
     pair = np.empty(2, dtype=np.int64)
-    zero_x = np.zeros(nx + 1)    # stands in for an ax / az row when there is no external acceleration
-    zero_z = np.zeros(nx)
     # The state ping-pongs between (h, u, w) and the scratch (hn, u2, w2), one substep reading one
     # set and writing the other: no copies per substep, and one copy back into the caller's live
     # arrays only after an odd number of substeps.
@@ -205,7 +203,7 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
             status = RUNAWAY_STATUS
             break
         s = remaining if need == 1 else remaining / need
-        _substep(h_cur, bed, u_cur, w_cur, ax, az, h_nxt, u_nxt, w_nxt, rows, inflow, zero_x, zero_z, sides,
+        _substep(h_cur, bed, u_cur, w_cur, ax, az, h_nxt, u_nxt, w_nxt, rows, inflow, sides,
                  side_eta, g, dx, s, has_ext, clamp * dx / s, dry)
         for k in range(nz):
             bvol += inflow[k]
@@ -353,21 +351,29 @@ def _depth_row(k, h, bed, ur, wl, wh, out, sides, side_eta, c, dry):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _u_row(hr, br, vin, acc, out, sides, side_eta, g, gc, s, vcap, dry):
+def _u_row(hr, br, vin, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry):
     """x faces of one row from the new depth hr, side walls included; acc is the row's external
-    acceleration (a row of zeros when there is none), m/s^2."""
+    acceleration, m/s^2, read only when has_ext (the loop without it saves a stream)."""
     nx = hr.shape[0]
-    for i in range(1, nx):
-        out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
+    if has_ext:
+        for i in range(1, nx):
+            out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
+    else:
+        for i in range(1, nx):
+            out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], 0.0, gc, vcap, dry)
     out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
     out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, vcap) if sides[1] == OPEN else 0.0
 
 
 @njit(cache=True, fastmath=_FAST)
-def _w_row(h0, b0, h1, b1, vin, acc, out, gc, s, vcap, dry):
+def _w_row(h0, b0, h1, b1, vin, acc, has_ext, out, gc, s, vcap, dry):
     """Interior z faces of one row, between cell rows with new depths h0 (below) and h1 (above)."""
-    for i in range(h0.shape[0]):
-        out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
+    if has_ext:
+        for i in range(h0.shape[0]):
+            out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
+    else:
+        for i in range(h0.shape[0]):
+            out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], 0.0, gc, vcap, dry)
 
 
 @njit(cache=True)
@@ -384,7 +390,7 @@ ROWS_PER_CHUNK = 32   # rows one task sweeps in order; fixed, so results never d
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _substep(h, bed, u, w, ax, az, hn, un, wn, rows, inflow, zero_x, zero_z, sides, side_eta,
+def _substep(h, bed, u, w, ax, az, hn, un, wn, rows, inflow, sides, side_eta,
              g, dx, s, has_ext, vcap, dry):
     """One substep in one sweep: read h, u, w; write the new state into hn, un, wn; fill `rows`.
 
@@ -418,14 +424,14 @@ def _substep(h, bed, u, w, ax, az, hn, un, wn, rows, inflow, zero_x, zero_z, sid
             hr = hn[k]
             br = bed[k]
             inflow[k] = _depth_row(k, h, bed, ua, wa_lo, wa_hi, hr, sides, side_eta, c, dry) * dx * s
-            _u_row(hr, br, ua, ax[k] if has_ext else zero_x, un[k], sides, side_eta, g, gc, s, vcap, dry)
+            _u_row(hr, br, ua, ax[k], has_ext, un[k], sides, side_eta, g, gc, s, vcap, dry)
             out = wn[k]
             if k == 0:
                 for i in range(nx):
                     out[i] = _open_velocity(hr[i], br[i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
             else:
                 h0 = hn[k - 1] if k > k0 else below
-                _w_row(h0, bed[k - 1], hr, br, wa_lo, az[k] if has_ext else zero_z, out, gc, s, vcap, dry)
+                _w_row(h0, bed[k - 1], hr, br, wa_lo, az[k], has_ext, out, gc, s, vcap, dry)
             rows[k, _H] = _max_bits(hr)
             rows[k, _V] = max(_max_bits(un[k]), _max_bits(out))
             wa_lo, wa_hi = wa_hi, wa_lo
