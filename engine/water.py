@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from time import perf_counter
 
 import numba
 import numpy as np
@@ -24,6 +25,12 @@ from engine.levels.schema import Boundary, Level
 # Below this many cells a substep takes microseconds: waking a second thread costs more than it
 # saves, and on a busy machine a descheduled worker stalls every parallel loop.
 PARALLEL_MIN_CELLS = 160 * 160
+# When other processes keep every core busy, each parallel sweep can wait milliseconds for its
+# worker thread (measured: 8 ms per sweep on a shared 2-core machine, a 512^2 step 10x slower than
+# on one thread). With ADAPTIVE_THREADS the grid times its steps on all threads and, now and then,
+# on one, and keeps the faster. The result does not depend on the thread count, bit for bit.
+ADAPTIVE_THREADS = True
+PROBE_EVERY = 64      # steps between timing the thread count not in use
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 
@@ -59,6 +66,9 @@ class WaterGrid:
     _inflow: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
+    _pace: dict[int, float] = field(init=False, repr=False)   # threads -> seconds per cell-substep
+    _steps: int = field(default=0, init=False, repr=False)
+    _last_threads: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.h = _f64(self.h, "h")
@@ -89,6 +99,7 @@ class WaterGrid:
         self._rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
         self._inflow = np.zeros(nz)
         self._sources = {}
+        self._pace = {}
 
     @classmethod
     def from_level(cls, level: Level) -> "WaterGrid":
@@ -184,16 +195,26 @@ class WaterGrid:
         self._pour(dt)
         has_ext = bool(self.ax.any() or self.az.any())
         threads = numba.get_num_threads()
-        if self.h.size < PARALLEL_MIN_CELLS:
-            numba.set_num_threads(1)
+        use = self._threads(threads)
+        if use != threads:
+            numba.set_num_threads(use)
         try:
+            t0 = perf_counter()
             with announce_compile(sw.advance, sw._substep, sw._stats):
                 status, t, n, inflow = sw.advance(
                     self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
                     self._inflow, self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt),
                     has_ext, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
+            if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
+                pace = (perf_counter() - t0) / (n * self.h.size)
+                old = self._pace.get(use)
+                # a probe replaces the stale figure; the count in use smooths its own jitter
+                self._pace[use] = pace if old is None or use != self._last_threads else 0.7 * old + 0.3 * pace
+            self._last_threads = use
+            self._steps += 1
         finally:
-            numba.set_num_threads(threads)
+            if use != threads:
+                numba.set_num_threads(threads)
         self.substeps = n
         self.source_volume += inflow
         if has_ext:
@@ -203,6 +224,22 @@ class WaterGrid:
             raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
+    def _threads(self, available: int) -> int:
+        """How many threads this step runs on: one for small grids, else whichever was timed faster.
+
+        Time all threads first, then one; afterwards take the faster and re-time the other every
+        PROBE_EVERY steps, since how busy the machine is changes.
+        """
+        if self.h.size < PARALLEL_MIN_CELLS or available <= 1:
+            return 1
+        if not ADAPTIVE_THREADS or available not in self._pace:
+            return available
+        if 1 not in self._pace:
+            return 1
+        faster = 1 if self._pace[1] < self._pace[available] else available
+        slower = available if faster == 1 else 1
+        return slower if self._steps % PROBE_EVERY == 0 else faster
+
     def _pour(self, dt: float) -> None:
         """Apply the persistent sources and the level's inflow sides for one step of dt."""
         for x, z, radius, rate in self._sources.values():

@@ -168,6 +168,7 @@ def test_thread_count_does_not_change_a_single_bit(monkeypatch):
     import engine.water as water
 
     monkeypatch.setattr(water, "PARALLEL_MIN_CELLS", 0)    # let even this small grid go parallel
+    monkeypatch.setattr(water, "ADAPTIVE_THREADS", False)  # and on every thread it is given
     results = []
     threads = numba.get_num_threads()
     for n in sorted({1, threads}):
@@ -181,3 +182,19 @@ def test_thread_count_does_not_change_a_single_bit(monkeypatch):
             numba.set_num_threads(threads)
         results.append((grid.h.tobytes(), grid.u.tobytes(), grid.w.tobytes()))
     assert all(r == results[0] for r in results)
+
+
+def test_busy_machines_fall_back_to_the_faster_thread_count(monkeypatch):
+    import engine.water as water
+
+    monkeypatch.setattr(water, "PARALLEL_MIN_CELLS", 0)
+    grid = WaterGrid.from_level(_level())
+    grid._pace = {1: 1e-9, 4: 5e-9}                        # one thread timed 5x faster (a busy machine)
+    grid._steps = 5
+    assert grid._threads(4) == 1
+    grid._steps = water.PROBE_EVERY                        # now and then the other count is re-timed
+    assert grid._threads(4) == 4
+    grid._pace = {1: 5e-9, 4: 1e-9}
+    grid._steps = 7
+    assert grid._threads(4) == 4
+    assert grid._threads(1) == 1
