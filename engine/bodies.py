@@ -30,6 +30,7 @@ from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 
 KINDS = ("bottle", "shard", "prop")
 SHARD_POINTS = 16      # contact points per fragment (farthest-point subset of its vertices: corners and mid-surface)
+SHARD_PAIR_POINTS = 8  # ... of which these (its corners) meet other bodies
 BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
 BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
@@ -344,5 +345,5 @@ def fragment_model(store: BodyStore, bs: meshes.BottleSet, piece: int, glass_den
         v, t = bs.fragments[piece]
         props = fragment_properties(bs, glass_density)[piece]
         mid = store.add_model(centred_model(f"{bs.name}_fragment_{piece}", v, t, props,
-                                            n_points=SHARD_POINTS), key)
+                                            n_points=SHARD_POINTS, n_pair_points=SHARD_PAIR_POINTS), key)
     return mid

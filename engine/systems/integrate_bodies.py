@@ -20,7 +20,7 @@ IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting
 KEEP_STATIC = 8         # contacts kept per body against the pool (deepest + farthest-spread)
 KEEP_PAIR = 6           # contacts kept per touching pair of bodies
 KEEP_BAND = 0.003       # m: ... chosen among those within this distance of the deepest
-ITERATIONS = 8          # sequential-impulse sweeps per (sub)step
+ITERATIONS = 6          # sequential-impulse sweeps per (sub)step
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
 SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
 SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
@@ -34,7 +34,13 @@ class IntegrateBodies(System):
 
     A step is cut into up to MAX_SUBSTEPS substeps when bodies move fast. Forces and torques that
     other systems added into the store since the last step act over this whole step, then are
-    cleared. Impacts: the collision impulse of each touching pair summed over the step.
+    cleared. Per (sub)step: kick (gravity, forces), detect contacts (engine/kernels/contacts.py),
+    thin each pair's contacts to a few well-spread ones, solve them by sequential impulses warm
+    started from the last step's impulses (matched by contact key), then drift (Verlet position,
+    midpoint rotation). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
+    in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
+    Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
+    touching pair summed over the step, one Impact per pair (other = -1 for the pool).
 
     Reads: BodyStore, BodyRef, WaterGrid.bed, PoolSpec, PhysicsSpec. Writes: the BodyStore arrays.
     Emits: Impact.
@@ -55,6 +61,10 @@ class IntegrateBodies(System):
         self.prev_j = np.zeros((0, 3))
         self.prev_h = 0.0
         self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
+
+    def state(self) -> dict[str, np.ndarray]:
+        """Arrays a save game must keep to replay exactly: the warm-start memory."""
+        return {"prev_keys": self.prev_keys.copy(), "prev_j": self.prev_j.copy(), "prev_h": np.array(self.prev_h)}
 
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap

@@ -57,6 +57,10 @@ class Shatter(System):
         if broke:
             self._cap_shards()
 
+    def state(self) -> dict[str, np.ndarray]:
+        """Arrays a save game must keep: the falling water parcels."""
+        return {"parcels": self.parcels.copy()}
+
     # -- breaking --------------------------------------------------------------------------------
     def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
         """Break one bottle now; return the fragment entities."""
