@@ -30,7 +30,8 @@ PARALLEL_MIN_CELLS = 160 * 160
 # on one thread). With ADAPTIVE_THREADS the grid times its steps on all threads and, now and then,
 # on one, and keeps the faster. The result does not depend on the thread count, bit for bit.
 ADAPTIVE_THREADS = True
-PROBE_EVERY = 64      # steps between timing the thread count not in use
+PROBE_EVERY = 64      # steps between timings of the thread count not in use
+PROBE_STEPS = 3       # steps per timing
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 
@@ -66,7 +67,7 @@ class WaterGrid:
     _inflow: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
-    _pace: dict[int, float] = field(init=False, repr=False)   # threads -> seconds per cell-substep
+    _pace: dict[int, list[float]] = field(init=False, repr=False)  # threads -> recent s per cell-substep
     _steps: int = field(default=0, init=False, repr=False)
     _last_threads: int = field(default=0, init=False, repr=False)
 
@@ -206,10 +207,9 @@ class WaterGrid:
                     self._inflow, self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt),
                     has_ext, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
-                pace = (perf_counter() - t0) / (n * self.h.size)
-                old = self._pace.get(use)
-                # a probe replaces the stale figure; the count in use smooths its own jitter
-                self._pace[use] = pace if old is None or use != self._last_threads else 0.7 * old + 0.3 * pace
+                recent = self._pace.setdefault(use, [])
+                recent.append((perf_counter() - t0) / (n * self.h.size))
+                del recent[:-2 * PROBE_STEPS + 1]
             self._last_threads = use
             self._steps += 1
         finally:
@@ -227,18 +227,19 @@ class WaterGrid:
     def _threads(self, available: int) -> int:
         """How many threads this step runs on: one for small grids, else whichever was timed faster.
 
-        Time all threads first, then one; afterwards take the faster and re-time the other every
-        PROBE_EVERY steps, since how busy the machine is changes.
+        Time all threads for PROBE_STEPS steps, then one thread; afterwards take the faster (median
+        of its last few steps, since a parallel step is either quick or stalled) and re-time the
+        other for PROBE_STEPS steps every PROBE_EVERY, since how busy the machine is changes.
         """
         if self.h.size < PARALLEL_MIN_CELLS or available <= 1:
             return 1
-        if not ADAPTIVE_THREADS or available not in self._pace:
+        if not ADAPTIVE_THREADS or len(self._pace.get(available, ())) < PROBE_STEPS:
             return available
-        if 1 not in self._pace:
+        if len(self._pace.get(1, ())) < PROBE_STEPS:
             return 1
-        faster = 1 if self._pace[1] < self._pace[available] else available
+        faster = 1 if float(np.median(self._pace[1])) < float(np.median(self._pace[available])) else available
         slower = available if faster == 1 else 1
-        return slower if self._steps % PROBE_EVERY == 0 else faster
+        return slower if self._steps % PROBE_EVERY < PROBE_STEPS else faster
 
     def _pour(self, dt: float) -> None:
         """Apply the persistent sources and the level's inflow sides for one step of dt."""

@@ -189,12 +189,15 @@ def test_busy_machines_fall_back_to_the_faster_thread_count(monkeypatch):
 
     monkeypatch.setattr(water, "PARALLEL_MIN_CELLS", 0)
     grid = WaterGrid.from_level(_level())
-    grid._pace = {1: 1e-9, 4: 5e-9}                        # one thread timed 5x faster (a busy machine)
+    assert grid._threads(4) == 4                           # all threads are timed first ...
+    grid._pace = {4: [5e-9, 6e-9, 5e-9]}
+    assert grid._threads(4) == 1                           # ... then one
+    grid._pace = {1: [1e-9, 1e-9, 9e-9], 4: [5e-9, 1e-9, 5e-9]}   # one thread faster (a busy machine)
     grid._steps = 5
     assert grid._threads(4) == 1
-    grid._steps = water.PROBE_EVERY                        # now and then the other count is re-timed
+    grid._steps = water.PROBE_EVERY + 1                    # now and then the other count is re-timed
     assert grid._threads(4) == 4
-    grid._pace = {1: 5e-9, 4: 1e-9}
+    grid._pace = {1: [5e-9] * 3, 4: [1e-9] * 3}
     grid._steps = 7
     assert grid._threads(4) == 4
     assert grid._threads(1) == 1
