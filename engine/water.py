@@ -54,8 +54,9 @@ class WaterGrid:
     az: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on z faces, cleared each step
     source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, sources, open and inflow sides)
     # outside surface height of each open (absorbing/outflow) side, x_min, x_max, z_min, z_max, m;
-    # None: an outflow side's `level` if it has one, else the mean initial surface along that side. Waves leave through an open side; the mean
-    # level relaxes towards this one, like a pool opening onto a sea or a drain.
+    # None: an outflow side's `level` if it has one, else the mean initial surface along that side.
+    # Waves leave through an open side and the mean level relaxes towards this one, like a pool
+    # opening onto a sea or a drain.
     open_level: tuple[float, float, float, float] | None = None
     substeps: int = field(default=0, init=False)  # CFL substeps the last step took
     _sides: NDArray[np.int64] = field(init=False, repr=False)
@@ -237,7 +238,7 @@ class WaterGrid:
             return available
         if len(self._pace.get(1, ())) < PROBE_STEPS:
             return 1
-        faster = 1 if float(np.median(self._pace[1])) < float(np.median(self._pace[available])) else available
+        faster = 1 if _median(self._pace[1]) < _median(self._pace[available]) else available
         slower = available if faster == 1 else 1
         return slower if self._steps % PROBE_EVERY < PROBE_STEPS else faster
 
@@ -293,6 +294,10 @@ def _initial_bed(level: Level, X: NDArray[np.float64], Z: NDArray[np.float64]) -
     """Bed height at the cell centres (X, Z), m: the level's terrain and obstacles (engine/terrain.py)."""
     from engine.terrain import build_bed
     return build_bed(level, X, Z)
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
 
 
 def _f64(a: NDArray, name: str) -> NDArray[np.float64]:
