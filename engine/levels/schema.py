@@ -135,7 +135,7 @@ class PhysicsSpec:
     """Material and coupling constants. Defaults are documented physical or customary values."""
     water_density: float = spec("float", default=1000.0, min=1.0, max=20000.0, doc="kg/m^3")
     glass_density: float = spec("float", default=2500.0, min=100.0, max=20000.0, doc="kg/m^3 (soda-lime glass)")
-    glass_strength: float = spec("float", default=1.2, min=0.0, exclusive_min=True, max=1e6,
+    glass_strength: float = spec("float", default=3.0, min=0.0, exclusive_min=True, max=1e6,
                                  doc="impulse that shatters a bottle, N s")
     restitution: float = spec("float", default=0.35, min=0.0, max=1.0, doc="bounce, 0 (dead) to 1 (elastic)")
     friction: float = spec("float", default=0.5, min=0.0, max=5.0, doc="Coulomb friction coefficient")

@@ -106,11 +106,15 @@ class CoupleWater(System):
                                 planes, water.bed, water.dx, self.b_new)
         if self.blur_passes:
             coupling.blur(self.b_new, self._tmp, self.blur_passes)
+        # a body displaces only water that is there: never more than the column holds (its own
+        # earlier displacement included), so bodies on a dry floor or shore make no puddles
+        np.minimum(self.b_new, water.h, out=self.b_new)
         self._move_water(water)
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
         coupling.water_to_bodies(verts, tris, vert_off, tri_off, model_id, pos, quat, vel, angvel, radius,
                                  active, planes, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
-                                 self.cl, self.area_factor, self.c_skin, f, t, s, wet)
+                                 self.cl, self.area_factor, self.c_skin, store.inv_mass[:n], store.inv_inertia[:n],
+                                 dt, f, t, s, wet)
         store.force[:n] += f
         store.torque[:n] += t
         store.submerged[:n] = s

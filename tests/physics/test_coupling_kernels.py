@@ -61,7 +61,7 @@ def forces(v, t, pos, vel=(0, 0, 0), pool=None, quat=(1, 0, 0, 0), cd=0.8):
                              np.array([pos], float), np.array([quat], float), np.array([vel], float),
                              np.zeros((1, 3)), np.array([radius]), np.array([True]),
                              planes_for(pool, pos, radius), pool.u, pool.w, pool.dx, RHO, G, cd, 0.0, 0.9,
-                             0.0, *out)
+                             0.0, np.array([1e-9]), np.array([np.eye(3) * 1e-9]), 1e-3, *out)
     return out
 
 

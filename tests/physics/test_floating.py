@@ -187,11 +187,15 @@ def test_water_bookkeeping_through_drop_float_pour_and_shatter():
     sim.on(events.Shattered, shattered.append)
     sim.spawn_bottle((0.4, 0.6, 0.5), orientation=SIDEWAYS)                          # drop, float
     sim.spawn_bottle((1.0, 0.7, 1.0), orientation=SIDEWAYS, fill=0.9, sealed=False)  # pour
-    sim.spawn_bottle((0.75, 0.8, 0.75), velocity=(0.0, -22.0, 0.0), fill=0.5)        # shatter on the floor
+    breaks = sim.spawn_bottle((0.75, 0.8, 0.75), fill=0.5)                          # shatters in the air
+    sim.spawn_bottle((0.3, 0.6, 1.2), velocity=(-25.0, 0.0, 0.0), fill=0.6)          # at the wall, above water
     w0 = sim.total_water()
     worst = 0.0
-    for _ in range(int(3.0 / sim.dt)):
+    for k in range(int(3.0 / sim.dt)):
+        if k == 10:
+            sim.shatter(breaks)
         sim.step()
         worst = max(worst, abs(sim.total_water() - w0))
-    assert shattered and shattered[0].released_volume > 0.0
+    assert len(shattered) == 2 and all(s.released_volume > 0.0 for s in shattered)
+    assert sim.water_in_flight == 0.0          # everything that fell has landed
     assert worst < 1e-9 * w0
