@@ -179,6 +179,9 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
     the wetted surface area (m^2). Scalar arithmetic throughout: no allocation per triangle.
     """
     n_bodies = pos.shape[0]
+    world = np.empty((64, 3))
+    tri3 = np.empty((3, 3))
+    poly = np.empty((4, 3))
     for b in range(n_bodies):
         force_out[b, 0] = 0.0
         force_out[b, 1] = 0.0
@@ -199,8 +202,11 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
         ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
         m = model_id[b]
         v0 = vert_off[m]
-        tri3 = np.empty((3, 3))
-        poly = np.empty((4, 3))
+        nv = vert_off[m + 1] - v0
+        if world.shape[0] < nv:
+            world = np.empty((nv, 3))
+        for j in range(nv):                       # each vertex once: triangles share them
+            _xform(rot, pos[b], model_verts[v0 + j], world, j)
         fx = fy = fz = 0.0
         tx = ty = tz = 0.0
         dfx = dfy = dfz = 0.0       # drag, lift and skin friction, kept apart to be capped
@@ -208,8 +214,16 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
         vol = 0.0
         wet = 0.0
         for tri in range(tri_off[m], tri_off[m + 1]):
-            for e in range(3):
-                _xform(rot, pos[b], model_verts[v0 + model_tris[tri, e]], tri3, e)
+            i0 = model_tris[tri, 0]
+            i1 = model_tris[tri, 1]
+            i2 = model_tris[tri, 2]
+            ymin = min(world[i0, 1], world[i1, 1], world[i2, 1])
+            if ymin >= planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
+                continue                          # wholly above the surface anywhere near the body
+            for a in range(3):
+                tri3[0, a] = world[i0, a]
+                tri3[1, a] = world[i1, a]
+                tri3[2, a] = world[i2, a]
             ccx = (tri3[0, 0] + tri3[1, 0] + tri3[2, 0]) / 3.0
             ccz = (tri3[0, 2] + tri3[1, 2] + tri3[2, 2]) / 3.0
             eta_c = _plane(planes, b, pos, ccx, ccz)

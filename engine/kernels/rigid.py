@@ -159,11 +159,18 @@ def rotations(n, alive, quat, inv_inertia, rot, inv_iw):
 
 
 @njit(cache=True)
-def update_sleep(n, alive, vel, angvel, radius, inv_mass, inv_iw, force, torque, timer, dt, speed, after):
-    """Sleep bookkeeping: a body slower than `speed` (m/s at its rim), on which the applied force and
-    torque would not change that speed by more than `speed` in a step (|F| dt / m, |I^-1 T| r dt),
-    for `after` seconds sleeps (timer >= after; it wakes above twice that speed): its velocities are zeroed and kick/drift skip it
-    until a contact speeds it up again. Returns the number of sleeping bodies."""
+def update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touching, gravity, timer, dt,
+                 speed, after):
+    """Sleep bookkeeping: a body slower than `speed` (m/s at its rim) that touches something, and
+    that the applied force could not tear from its support, for `after` seconds sleeps (timer >=
+    after; it wakes above twice that speed): its velocities are zeroed and kick/drift skip it until
+    a contact or a force wakes it. Returns the number of sleeping bodies.
+
+    "Could not tear from its support": with a = F/m - g y (applied force and gravity), the body is
+    pushed if a lifts it (a_y dt > speed: it floats) or slides it against Coulomb friction
+    (|a_xz| - mu max(-a_y, 0)) dt > speed. So a shard resting under water (buoyancy < weight)
+    sleeps, and a floating body, which touches nothing, never does: no freezing in mid-water.
+    """
     asleep = 0
     s2 = speed * speed
     for i in range(n):
@@ -171,16 +178,13 @@ def update_sleep(n, alive, vel, angvel, radius, inv_mass, inv_iw, force, torque,
             continue
         v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
         w2 = (angvel[i, 0] ** 2 + angvel[i, 1] ** 2 + angvel[i, 2] ** 2) * radius[i] * radius[i]
-        f2 = (force[i, 0] ** 2 + force[i, 1] ** 2 + force[i, 2] ** 2) * (inv_mass[i] * dt) ** 2
-        I = inv_iw[i]
-        a0 = I[0, 0] * torque[i, 0] + I[0, 1] * torque[i, 1] + I[0, 2] * torque[i, 2]
-        a1 = I[1, 0] * torque[i, 0] + I[1, 1] * torque[i, 1] + I[1, 2] * torque[i, 2]
-        a2 = I[2, 0] * torque[i, 0] + I[2, 1] * torque[i, 1] + I[2, 2] * torque[i, 2]
-        t2 = (a0 * a0 + a1 * a1 + a2 * a2) * (radius[i] * dt) ** 2
-        pushed = f2 > s2 or t2 > s2
+        ay = force[i, 1] * inv_mass[i] - gravity
+        axz = np.sqrt((force[i, 0] * inv_mass[i]) ** 2 + (force[i, 2] * inv_mass[i]) ** 2)
+        slide = axz - friction[i] * max(-ay, 0.0)
+        pushed = ay * dt > speed or slide * dt > speed
         if timer[i] >= after and v2 < 4.0 * s2 and w2 < 4.0 * s2 and not pushed:
             pass                                   # asleep: only twice the sleep speed wakes it
-        elif v2 < s2 and w2 < s2 and not pushed:
+        elif v2 < s2 and w2 < s2 and not pushed and touching[i]:
             timer[i] += dt
         else:
             timer[i] = 0.0

@@ -12,7 +12,8 @@ from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
 BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
-SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
+SPLASH_SPEED = 1.0
+WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step      # m/s: entering the water faster than this throws a Splash event
 
 
 class CoupleWater(System):
@@ -33,6 +34,8 @@ class CoupleWater(System):
         self.b_prev = np.zeros_like(water.h)
         self.b_new = np.zeros_like(water.h)
         self._tmp = np.zeros_like(water.h)
+        self.b_static = np.zeros_like(water.h)
+        self._static_set = np.zeros(0, dtype=np.bool_)
         self.blur_passes = BLUR_PASSES
         self.displaced = 0.0            # m^3 of body volume currently counted in water.h
         self._packed_models = -1
@@ -102,8 +105,19 @@ class CoupleWater(System):
         planes = self._planes[:n]
         coupling.ambient_planes(pos, radius, active, eta, water.dx, RING_MARGIN * water.dx, planes)
         self._filter_planes(planes, n, dt)
-        coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+        # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
+        # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
+        integ = _find(sim, "IntegrateBodies")
+        sleep_after = getattr(integ, "sleep_after", np.inf)
+        asleep = active & (store.sleep[:n] >= sleep_after)
+        if (len(self._static_set) != n or not np.array_equal(self._static_set, asleep)
+                or sim.steps % WAKE_CHECK == 0):
+            coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, asleep,
+                                    planes, water.bed, water.dx, self.b_static)
+            self._static_set = asleep.copy()
+        coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active & ~asleep,
                                 planes, water.bed, water.dx, self.b_new)
+        self.b_new += self.b_static
         if self.blur_passes:
             coupling.blur(self.b_new, self._tmp, self.blur_passes)
         # a body displaces only water that is there: never more than the column holds (its own
@@ -111,14 +125,18 @@ class CoupleWater(System):
         np.minimum(self.b_new, water.h, out=self.b_new)
         self._move_water(water)
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
+        # sleeping bodies (resting on the floor) don't move: their forces only matter for waking
+        # them, so each is looked at every WAKE_CHECK-th step, in turn
+        forced = active & ((store.sleep[:n] < sleep_after)
+                           | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
         coupling.water_to_bodies(verts, tris, vert_off, tri_off, model_id, pos, quat, vel, angvel, radius,
-                                 active, planes, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
+                                 forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
                                  self.cl, self.area_factor, self.c_skin, store.inv_mass[:n], store.inv_inertia[:n],
                                  dt, f, t, s, wet)
         store.force[:n] += f
         store.torque[:n] += t
-        store.submerged[:n] = s
-        self._splashes(n, s, vel, pos, active)
+        store.submerged[:n][forced] = s[forced]
+        self._splashes(n, store.submerged[:n], vel, pos, active)
         self._held_water(dt, planes)
 
     def _held_water(self, dt: float, planes: np.ndarray) -> None:
@@ -222,11 +240,19 @@ class CoupleWater(System):
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep to restore this system exactly."""
         return {"b_prev": self.b_prev.copy(), "was_wet": self._was_wet.copy(),
-                "displaced": np.array(self.displaced)}
+                "displaced": np.array(self.displaced), "b_static": self.b_static.copy(),
+                "static_set": self._static_set.copy(), "planes_f": self._planes_f.copy()}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         self.b_prev[...] = state["b_prev"]
-        self._was_wet = state["was_wet"].copy()
+        self.b_static[...] = state["b_static"]
+        self._static_set = state["static_set"].copy()
+        pf, ww = state["planes_f"], state["was_wet"]
+        self._buffers(max(len(pf), len(ww)))
+        self._planes_f[...] = np.nan
+        self._planes_f[: len(pf)] = pf
+        self._was_wet[...] = False
+        self._was_wet[: len(ww)] = ww
         self.displaced = float(state["displaced"])
         self._packed_models = -1
 

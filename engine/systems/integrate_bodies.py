@@ -66,6 +66,12 @@ class IntegrateBodies(System):
         """Arrays a save game must keep to replay exactly: the warm-start memory."""
         return {"prev_keys": self.prev_keys.copy(), "prev_j": self.prev_j.copy(), "prev_h": np.array(self.prev_h)}
 
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore what state() saved."""
+        self.prev_keys = np.asarray(state["prev_keys"], np.int64).copy()
+        self.prev_j = np.asarray(state["prev_j"], float).copy()
+        self.prev_h = float(state["prev_h"])
+
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap
         self.ca = np.zeros(cap, np.int64); self.cb = np.zeros(cap, np.int64); self.ck = np.zeros(cap, np.int64)
@@ -82,7 +88,7 @@ class IntegrateBodies(System):
             self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
             self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
-            self.inv_mass_eff = np.zeros(cap)
+            self.inv_mass_eff = np.zeros(cap); self.touching = np.zeros(cap, np.bool_)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -133,8 +139,15 @@ class IntegrateBodies(System):
             self._remember(nc, h)
             rigid.drift(n, self.awake, st.pos, st.vel, self.vel0, self.vel_pre, st.quat, st.angvel,
                         st.inertia, st.inv_inertia, self.toi, h)
-            self.sleeping = rigid.update_sleep(n, st.alive, st.vel, st.angvel, st.radius, st.inv_mass, self.inv_iw,
-                                               st.force, st.torque, st.sleep, h, SLEEP_SPEED, self.sleep_after)
+            touching = self.touching[:n]
+            touching[:] = False
+            if nc:
+                touching[self.ca[:nc]] = True
+                cb = self.cb[:nc]
+                touching[cb[cb >= 0]] = True
+            self.sleeping = rigid.update_sleep(n, st.alive, st.vel, st.angvel, st.radius, st.inv_mass, st.friction,
+                                               st.force, touching, sim.gravity, st.sleep, h, SLEEP_SPEED,
+                                               self.sleep_after)
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts

@@ -59,7 +59,14 @@ class Shatter(System):
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep: the falling water parcels."""
-        return {"parcels": self.parcels.copy()}
+        return {"parcels": self.parcels.copy(),
+                "grouped": np.array(self.grouped, dtype=float).reshape(-1, 2)}
+
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore what state() saved."""
+        self.parcels = np.asarray(state["parcels"], float).reshape(-1, 7).copy()
+        self.grouped = [(float(t), int(e)) for t, e in np.asarray(state.get("grouped", np.zeros((0, 2))))]
+        self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0
 
     # -- breaking --------------------------------------------------------------------------------
     def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
