@@ -199,3 +199,68 @@ def test_water_bookkeeping_through_drop_float_pour_and_shatter():
     assert len(shattered) == 2 and all(s.released_volume > 0.0 for s in shattered)
     assert sim.water_in_flight == 0.0          # everything that fell has landed
     assert worst < 1e-9 * w0
+
+
+class Tow(System):
+    """Drag a body at constant velocity along a straight line (a kinematic tow rope)."""
+
+    def __init__(self, entity: int, start, velocity, orientation) -> None:
+        self.entity, self.start, self.velocity, self.orientation = entity, np.array(start, float), \
+            np.array(velocity, float), orientation
+
+    def process(self, dt: float) -> None:
+        b = self.sim.body(self.entity)
+        b.position[:] = self.start + self.velocity * (self.sim.time + dt)
+        b.velocity[:] = self.velocity
+        b.orientation[:] = self.orientation
+        b.angular_velocity[:] = 0.0
+
+
+def test_a_body_pushed_through_the_surface_makes_a_bow_wave_and_a_wake():
+    """A half-submerged box towed at 0.8 m/s (below sqrt(g h) = 1.4 m/s) piles the water up ahead
+    of it and leaves a trough behind it."""
+    h = 0.2
+    sim = pool(size=3.0, cell=0.03, level=h, extra="damping = 0.0\n")
+    e = sim.spawn_body("box", density=500.0, position=(0.6, h, 1.5), size=(0.15, 0.2, 0.4))
+    sim.add_system(Tow(e, (0.6, h, 1.5), (0.8, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)), after="IntegrateBodies")
+    sim.step(int(1.5 / sim.dt))
+    x = sim.body(e).position[0]
+    water = sim.water
+    row = water.eta[int(1.5 / water.dx)]
+    xs = (np.arange(len(row)) + 0.5) * water.dx
+    mean = float(water.eta.mean())
+    ahead = row[(xs > x + 0.08) & (xs < x + 0.3)].max()
+    behind = row[(xs < x - 0.15) & (xs > x - 0.35)].min()
+    assert ahead - mean > 5e-3          # bow wave
+    assert mean - behind > 2e-3         # trough of the wake
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60, 0.03])
+def test_floating_is_stable_at_any_level_dt(dt):
+    sim = Simulation(parse_level(f"dt = {dt}\n[pool]\nsize = [1.0, 1.0]\ncell = 0.025\n[water]\nlevel = 0.4\n"))
+    e = sim.spawn_bottle((0.5, 0.55, 0.5), orientation=SIDEWAYS)
+    b = sim.body(e)
+    sim.step(int(8.0 / dt))
+    assert np.isfinite(b.position).all()
+    assert b.submerged_volume == pytest.approx(b.mass / RHO, rel=0.08)
+    assert abs(b.velocity[1]) < 0.02
+
+
+def test_leaving_the_water_is_smooth():
+    """A body lifted out at 0.5 m/s: the water's force on it falls to zero without a jolt
+    (no step changes it by more than a few percent of its weight)."""
+    sim = pool(level=0.4)
+    e = sim.spawn_body("sphere", density=500.0, position=(0.5, 0.4, 0.5), radius=0.06)
+    sim.step(int(3.0 / sim.dt))
+    sim.add_system(Tow(e, tuple(sim.body(e).position), (0.0, 0.5, 0.0), (1.0, 0.0, 0.0, 0.0)),
+                   after="IntegrateBodies")
+    cw = sim.get_system("CoupleWater")
+    b = sim.body(e)
+    weight = b.mass * 9.81
+    forces = []
+    for _ in range(int(0.6 / sim.dt)):
+        sim.step()
+        forces.append(cw._f[b.slot, 1])
+    forces = np.array(forces)
+    assert forces[-1] == pytest.approx(0.0, abs=1e-9)      # out of the water: nothing
+    assert np.abs(np.diff(forces)).max() < 0.1 * weight
