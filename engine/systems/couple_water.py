@@ -8,6 +8,7 @@ from engine import events as ev
 from engine import pouring
 from engine.components import BodyRef, Bottle
 from engine.kernels import coupling
+from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
@@ -150,7 +151,7 @@ class CoupleWater(System):
             slot = ref.slot
             cav = pouring.cavity(bottle.model)
             model = store.models[int(store.model_id[slot])]
-            rot = _rotation(store.quat[slot])
+            rot = quat_to_matrix(store.quat[slot])
             origin = store.pos[slot] - rot @ np.asarray(model.offset, float)
             mouth = origin + rot @ cav.mouth
             p = planes[slot]
@@ -191,7 +192,7 @@ class CoupleWater(System):
         old = int(store.model_id[slot])
         if mid == old:
             return
-        rot = _rotation(store.quat[slot])
+        rot = quat_to_matrix(store.quat[slot])
         shift = rot @ (np.asarray(store.models[mid].offset, float) - np.asarray(store.models[old].offset, float))
         store.pos[slot] += shift
         store.vel[slot] += np.cross(store.angvel[slot], shift)
@@ -255,13 +256,6 @@ class CoupleWater(System):
         self._was_wet[: len(ww)] = ww
         self.displaced = float(state["displaced"])
         self._packed_models = -1
-
-
-def _rotation(q: np.ndarray) -> np.ndarray:
-    w, x, y, z = (float(c) for c in q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def _inside(water, x: float, z: float) -> tuple[float, float]:
