@@ -3,10 +3,11 @@
 // the surface normal, scaled by the water depth), absorption, sky reflection (cube map) with a
 // Fresnel term, sun and lamp highlights, foam. Debug mode 1 shows the depth as a colour map.
 in vec3 world_position;
-in vec3 surface_normal;
-in vec2 foam_depth;
 out vec4 frag_color;
 
+uniform sampler2D water;             // r: eta, g: depth h, b: d(eta)/dx, a: d(eta)/dz
+uniform sampler2D water_extra;       // r: foam
+uniform vec2 pool_size;
 uniform sampler2D scene_color;
 uniform sampler2D scene_depth;
 uniform samplerCube sky;
@@ -38,6 +39,11 @@ vec3 ramp(float t) {   // blue -> cyan -> green -> yellow -> red
 }
 
 void main() {
+    // the surface at this pixel, from the height field (bilinear between cell centres)
+    vec2 wuv = world_position.xz / pool_size;
+    vec4 wt = texture(water, wuv);
+    vec2 foam_depth = vec2(texture(water_extra, wuv).r, wt.g);
+    vec3 surface_normal = vec3(-wt.b, 1.0, -wt.a);
     if (debug_mode == 1) {
         vec3 c = ramp(foam_depth.y / max_depth);
         float grid = step(0.94, max(fract(world_position.x / 0.25), fract(world_position.z / 0.25)));

@@ -6,6 +6,7 @@
     renderer.draw(camera, debug=None)               # "depth", "velocity" or "bounds"
     renderer.present()                              # windowed: blit to the window
     image = renderer.read_rgba()                    # headless: (720, 1280, 4) uint8
+    renderer.render_scale = 0.75                    # draw the 3D scene at 75% and upscale (any time)
 
 Frame order (opaque first, then transparent back to front):
   1. scene target: sky, the tiled pool (caustics under water), and the parts of glass bodies below
@@ -14,6 +15,11 @@ Frame order (opaque first, then transparent back to front):
      texture with an offset from its normal scaled by the water depth (refraction), mixes in the sky
      cube map by Fresnel and writes depth; then the parts of glass bodies above the surface, back to
      front; spray; debug lines on top.
+  3. Both targets are `render_size`: the output size times `render_scale` (never below
+     `min_render_height` rows, nor above the output). When that is smaller than the output,
+     `present` scales the frame up with linear filtering straight into the window (the game's HUD
+     is drawn afterwards at full resolution) and `read_rgba` / `resolve` scale it into a full-size
+     output target. On Mesa llvmpipe pixel shading dominates a frame, so this is the main knob.
 The renderer only reads the simulation.
 """
 from __future__ import annotations
@@ -49,10 +55,21 @@ class Renderer:
     absorption = (0.70, 0.16, 0.12)       # 1/m: water swallows red first, so depth looks blue-green
     deep_color = (0.02, 0.20, 0.26)
     clear_color = (0.0, 0.0, 0.0, 1.0)
+    # Internal resolution of the 3D scene as a fraction of the output (see the module docstring).
+    # Chosen by measurement with `bottles bench --render` on llvmpipe, 2 cores, 1280x720.
+    DEFAULT_RENDER_SCALE = 0.6
+    min_render_height = 360       # small outputs (tests, thumbnails) render at full resolution
+    # The water grid is drawn with one quad per cell while a cell can cover this many pixels of the
+    # render target where it is nearest the camera; smaller cells are drawn in 2x2 (or 4x4) blocks.
+    # The fragment shader reads the normal, depth and foam of every cell either way, so this only
+    # drops geometry finer than a pixel or two, which llvmpipe pays for per triangle. 0: every cell.
+    water_lod_pixels = 8.0
 
     def __init__(self, sim: Any, width: int, height: int) -> None:
         g = gl()
         self.width, self.height = int(width), int(height)
+        self._render_scale = float(self.DEFAULT_RENDER_SCALE)
+        self.render_size = self._internal_size()
         self.programs = {
             "sky": Program("sky.vert", "sky.frag"),
             "pool": Program("pool.vert", "pool.frag"),
@@ -69,8 +86,10 @@ class Renderer:
         diffuse, specular = tile_maps()
         self.tile_diffuse = Texture2D(np.dstack([diffuse, specular]), mipmap=True, repeat=True)
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
-        self.scene = Framebuffer(self.width, self.height)
-        self.frame = Framebuffer(self.width, self.height)
+        self.scene = Framebuffer(*self.render_size)
+        self.frame = Framebuffer(*self.render_size)
+        self.output: Framebuffer | None = None     # full-size target for read_rgba when scaled
+        self._resolved = False
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
         self.body_meshes: dict[Any, Mesh] = {}
@@ -255,11 +274,36 @@ class Renderer:
         return out
 
     # -- frame -----------------------------------------------------------------------------
+    @property
+    def render_scale(self) -> float:
+        """Fraction of the output resolution the 3D scene is drawn at (0.25..1; set any time)."""
+        return self._render_scale
+
+    @render_scale.setter
+    def render_scale(self, value: float) -> None:
+        self._render_scale = float(np.clip(value, 0.25, 1.0))
+        self.resize(self.width, self.height)
+
+    def _internal_size(self) -> tuple[int, int]:
+        s = self._render_scale
+        if self.height * s < self.min_render_height:
+            s = min(1.0, self.min_render_height / self.height)
+        if s >= 0.999:
+            return self.width, self.height
+        return max(1, int(round(self.width * s))), max(1, int(round(self.height * s)))
+
     def resize(self, width: int, height: int) -> None:
         """Resize the render targets (call when the window changes size)."""
         self.width, self.height = max(1, int(width)), max(1, int(height))
-        self.scene.resize(self.width, self.height)
-        self.frame.resize(self.width, self.height)
+        size = self._internal_size()
+        if size != self.render_size or (self.scene.width, self.scene.height) != size:
+            self.render_size = size
+            self.scene.resize(*size)
+            self.frame.resize(*size)
+        if self.output is not None and (self.output.width, self.output.height) != (self.width, self.height):
+            self.output.delete()
+            self.output = None
+        self._resolved = False
 
     def upload_water(self) -> None:
         """Copy the water state into two textures (one upload each, no per-vertex Python loop).
@@ -304,6 +348,7 @@ class Renderer:
     def _shared_uniforms(self, camera: OrbitCamera) -> dict[str, Any]:
         level = self.sim.level
         aspect = self.width / self.height
+        rw, rh = self.render_size
         vp = camera.view_projection(aspect)
         lights = list(level.lights)[:4]
         lp = np.zeros((4, 3), np.float32)
@@ -319,11 +364,28 @@ class Renderer:
             sun_color=level.sky.sun_color, sky_zenith=level.sky.zenith, sky_horizon=level.sky.horizon,
             light_count=len(lights), light_position=lp, light_color=lc, light_radius=lr,
             pool_size=self.pool_size, cell=self.dx, grid_nx=self.grid[0], grid_nz=self.grid[1],
-            viewport=(self.width, self.height), viewport_height=float(self.height), focal=proj[1, 1],
+            viewport=(rw, rh), viewport_height=float(rh), focal=proj[1, 1],
             near=camera.near, far=camera.far, refraction_strength=self.refraction_strength,
             caustic_strength=self.caustic_strength, absorption=self.absorption, deep_color=self.deep_color,
             deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4, max_depth=max(2.0 * level.water.level, 0.05),
         )
+
+    def water_stride(self, camera: OrbitCamera) -> int:
+        """Cells per side of one drawn water quad: 1, or 2 / 4 when cells are tiny on screen."""
+        if self.water_lod_pixels <= 0:
+            return 1
+        nx, nz = self.grid
+        lx, lz = self.pool_size
+        eye = np.asarray(camera.eye, float)
+        y = float(getattr(getattr(self.sim.level, "water", None), "level", 0.0))
+        nearest = np.array([np.clip(eye[0], 0.0, lx), y, np.clip(eye[2], 0.0, lz)])
+        dist = max(float(np.linalg.norm(eye - nearest)), 1e-6)
+        focal_px = camera.projection(self.width / self.height)[1, 1] * self.render_size[1] / 2.0
+        cell_px = self.dx * focal_px / dist            # an upper bound: no foreshortening counted
+        stride = 1
+        while stride < 4 and 2 * stride * cell_px <= self.water_lod_pixels and min(nx, nz) > 8 * stride:
+            stride *= 2
+        return stride
 
     def _mark(self, name: str) -> None:
         if self.profile is None:
@@ -340,6 +402,7 @@ class Renderer:
         if debug is not None and debug not in DEBUG_VIEWS:
             raise ValueError(f"unknown debug view {debug!r}; choose from {', '.join(DEBUG_VIEWS)}")
         g = gl()
+        self._resolved = False
         self._mark("start")
         self._advance_effects()
         self.upload_water()
@@ -386,6 +449,7 @@ class Renderer:
 
         # 2. the frame: the scene, then the water surface, then what is above it
         self.scene.blit_to(self.frame)
+        self._mark("copy")
         self.frame.bind()
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_color"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
@@ -394,10 +458,13 @@ class Renderer:
         g.glDisable(g.GL_BLEND)
         g.glEnable(g.GL_DEPTH_TEST)
         g.glDepthMask(g.GL_TRUE)
+        stride = self.water_stride(camera)
         with self.programs["water"] as p:
             p["debug_mode"] = 1 if debug == "depth" else 0
+            p["grid_stride"] = stride
             g.glBindVertexArray(self.empty_vao.vao)
-            g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+            blocks = [(n - 1 + stride - 1) // stride for n in self.grid]
+            g.glDrawArrays(g.GL_POINTS, 0, blocks[0] * blocks[1])
         self._mark("water")
         self._draw_bodies(groups, clip_side=+1)
         self._mark("glass_above")
@@ -493,12 +560,32 @@ class Renderer:
         g.glEnable(g.GL_DEPTH_TEST)
 
     # -- output ----------------------------------------------------------------------------
+    @property
+    def scaled(self) -> bool:
+        """True when the scene is drawn below the output resolution and scaled up."""
+        return self.render_size != (self.width, self.height)
+
+    def resolve(self) -> Framebuffer:
+        """Scale the last frame up to the output size (linear filtering) and return that target.
+
+        At full resolution this is the frame target itself. `read_rgba` calls it; the bench calls it
+        so that the upscale is part of the measured frame.
+        """
+        if not self.scaled:
+            return self.frame
+        if self.output is None:
+            self.output = Framebuffer(self.width, self.height)
+        if not self._resolved:
+            self.frame.blit_to(self.output, depth=False)
+            self._resolved = True
+        return self.output
+
     def read_rgba(self) -> NDArray[np.uint8]:
-        """Return the last frame as (height, width, 4) uint8, top row first, alpha 255."""
-        return self.frame.read_rgba()
+        """Return the last frame as (height, width, 4) uint8 at the output size, top row first, alpha 255."""
+        return self.resolve().read_rgba()
 
     def present(self, width: int | None = None, height: int | None = None) -> None:
-        """Copy the frame to the window's framebuffer (windowed use), scaled to its size."""
+        """Copy the frame to the window's framebuffer (windowed use), scaled to its size (linear)."""
         self.frame.blit_to(0, width or self.width, height or self.height, depth=False)
         gl().glBindFramebuffer(gl().GL_FRAMEBUFFER, 0)
 
@@ -516,6 +603,8 @@ class Renderer:
             p.delete()
         for m in self.body_meshes.values():
             m.delete()
+        if self.output is not None:
+            self.output.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.tile_diffuse, self.sky_tex,
                     self.extra_tex, self.pool_mesh, self.spray_mesh, self.line_mesh, self.empty_vao):
             obj.delete()
