@@ -15,7 +15,9 @@ uniform vec2 pool_size;
 uniform vec3 camera_position;
 uniform vec3 sun_direction;
 uniform vec3 sun_color;
-uniform int light_count;
+#ifndef LIGHTS
+#define LIGHTS 4                  // the renderer compiles with the level's number of point lights
+#endif
 uniform vec3 light_position[4];
 uniform vec3 light_color[4];
 uniform float light_radius[4];
@@ -43,7 +45,7 @@ void main() {
     vec3 h = normalize(sun + v);
     float spec = pow(max(dot(n, h), 0.0), 900.0) * 8.0 + pow(max(dot(n, h), 0.0), 80.0) * 0.25;
     vec3 col = tint.rgb * (0.35 + 0.4 * max(dot(n, sun), 0.0)) + refl * f + sun_color * spec;
-    for (int i = 0; i < light_count; ++i) {
+    for (int i = 0; i < LIGHTS; ++i) {
         vec3 d = light_position[i] - world_position;
         float dist = length(d);
         float fall = clamp(1.0 - dist / light_radius[i], 0.0, 1.0);

@@ -18,7 +18,9 @@ uniform float far;
 uniform vec3 camera_position;
 uniform vec3 sun_direction;
 uniform vec3 sun_color;
-uniform int light_count;
+#ifndef LIGHTS
+#define LIGHTS 4                  // the renderer compiles with the level's number of point lights
+#endif
 uniform vec3 light_position[4];
 uniform vec3 light_color[4];
 uniform float light_radius[4];
@@ -27,6 +29,10 @@ uniform vec3 absorption;             // per metre
 uniform vec3 deep_color;
 uniform float max_depth;             // colour-map range for the depth view, m
 uniform int debug_mode;
+
+// integer powers by squaring: llvmpipe's pow() is exp2(log2) and dominated this shader
+float pow5(float x) { float x2 = x * x; return x2 * x2 * x; }
+float pow16(float x) { x *= x; x *= x; x *= x; return x * x; }
 
 float linear_depth(float d) {
     float z = d * 2.0 - 1.0;
@@ -68,13 +74,14 @@ void main() {
     // reflection of the sky, Fresnel (Schlick, water n = 1.33: F0 = 0.02)
     vec3 r = reflect(-v, n);
     r.y = abs(r.y);
-    float f = 0.02 + 0.98 * pow(1.0 - max(dot(n, v), 0.0), 5.0);
+    float f = 0.02 + 0.98 * pow5(1.0 - max(dot(n, v), 0.0));
     vec3 col = mix(refracted, texture(sky, r).rgb, f);
 
     vec3 h = normalize(normalize(sun_direction) + v);
     float nh = max(dot(n, h), 0.0);
-    col += sun_color * (pow(nh, 800.0) * 6.0 + pow(nh, 80.0) * 0.10);
-    for (int i = 0; i < light_count; ++i) {
+    float n80 = pow5(pow16(nh)), n800 = pow5(n80 * n80);      // nh^80, nh^800
+    col += sun_color * (n800 * 6.0 + n80 * 0.10);
+    for (int i = 0; i < LIGHTS; ++i) {
         vec3 d = light_position[i] - world_position;
         float dist = length(d);
         float fall = clamp(1.0 - dist / light_radius[i], 0.0, 1.0);

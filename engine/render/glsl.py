@@ -42,8 +42,21 @@ def _format_log(path: Path, log: str) -> str:
     return "\n".join(out) or f"{shown}: compile failed (no log)"
 
 
-def compile_shader(path: Path) -> int:
-    """Compile one shader file; return its GL name or raise ShaderError with file:line messages."""
+def _with_defines(source: str, defines: dict[str, Any] | None) -> str:
+    """Insert `#define NAME VALUE` lines after the #version line, keeping the file's line numbers."""
+    if not defines:
+        return source
+    first, _, rest = source.partition("\n")
+    lines = "".join(f"#define {k} {v}\n" for k, v in defines.items())
+    return f"{first}\n{lines}#line 2\n{rest}"
+
+
+def compile_shader(path: Path, defines: dict[str, Any] | None = None) -> int:
+    """Compile one shader file; return its GL name or raise ShaderError with file:line messages.
+
+    `defines` become `#define` lines (compile-time constants such as the number of lights, so
+    that llvmpipe runs no masked loop body for lights that do not exist).
+    """
     g = gl()
     path = Path(path)
     if path.suffix not in _STAGES:
@@ -51,6 +64,7 @@ def compile_shader(path: Path) -> int:
     source = path.read_text()
     if not source.lstrip().startswith("#version"):
         raise ShaderError(f"{path}:1: must start with '#version 330 core'")
+    source = _with_defines(source, defines)
     sh = g.glCreateShader(getattr(g, _STAGES[path.suffix]))
     data = source.encode()
     buf = ctypes.create_string_buffer(data)
@@ -79,11 +93,13 @@ def _info_log(name: int, shader: bool) -> str:
 class Program:
     """A linked GLSL program with its active uniforms; `with program:` binds it."""
 
-    def __init__(self, *names: str, folder: Path = SHADERS, feedback: Sequence[str] = ()) -> None:
+    def __init__(self, *names: str, folder: Path = SHADERS, feedback: Sequence[str] = (),
+                 defines: dict[str, Any] | None = None) -> None:
         g = gl()
         self.names = names
+        self.defines = dict(defines or {})
         paths = [Path(folder) / n for n in names]
-        shaders = [compile_shader(p) for p in paths]
+        shaders = [compile_shader(p, self.defines) for p in paths]
         self.id = g.glCreateProgram()
         for sh in shaders:
             g.glAttachShader(self.id, sh)

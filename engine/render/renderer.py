@@ -70,19 +70,9 @@ class Renderer:
         self.width, self.height = int(width), int(height)
         self._render_scale = float(self.DEFAULT_RENDER_SCALE)
         self.render_size = self._internal_size()
-        self.programs = {
-            "sky": Program("sky.vert", "sky.frag"),
-            "pool": Program("pool.vert", "pool.frag"),
-            "water": Program("water.vert", "water.geom", "water.frag"),
-            "glass": Program("glass.vert", "glass.frag"),
-            "liquid": Program("glass.vert", "liquid.frag"),
-            "particles": Program("particles.vert", "particles.frag"),
-            "lines": Program("lines.vert", "lines.frag"),
-        }
-        for prog in self.programs.values():
-            with prog:
-                for name, unit in UNIT.items():
-                    prog[name] = unit
+        self.programs: dict[str, Program] = {}
+        self._program_lights = -1
+        self._build_programs(0)
         diffuse, specular = tile_maps()
         self.tile_diffuse = Texture2D(np.dstack([diffuse, specular]), mipmap=True, repeat=True)
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
@@ -101,6 +91,29 @@ class Renderer:
         self.attach(sim)
         g.glBindVertexArray(0)
 
+    def _build_programs(self, lights: int) -> None:
+        """(Re)link the programs for a level with `lights` point lights (a compile-time constant)."""
+        lights = int(np.clip(lights, 0, 4))
+        if lights == self._program_lights:
+            return
+        for prog in self.programs.values():
+            prog.delete()
+        d = {"LIGHTS": lights}
+        self.programs = {
+            "sky": Program("sky.vert", "sky.frag"),
+            "pool": Program("pool.vert", "pool.frag", defines=d),
+            "water": Program("water.vert", "water.geom", "water.frag", defines=d),
+            "glass": Program("glass.vert", "glass.frag", defines=d),
+            "liquid": Program("glass.vert", "liquid.frag"),
+            "particles": Program("particles.vert", "particles.frag"),
+            "lines": Program("lines.vert", "lines.frag"),
+        }
+        for prog in self.programs.values():
+            with prog:
+                for name, unit in UNIT.items():
+                    prog[name] = unit
+        self._program_lights = lights
+
     # -- simulation ------------------------------------------------------------------------
     def attach(self, sim: Any) -> None:
         """Draw `sim` from now on and subscribe to its Splash, Shattered and Impact events."""
@@ -110,6 +123,7 @@ class Renderer:
                 self.sim.off(kind, fn)
         self.sim = sim
         level = sim.level
+        self._build_programs(len(list(level.lights)))
         water = sim.water
         nz, nx = water.shape
         self.grid = (nx, nz)
