@@ -43,7 +43,8 @@ DEBUG_VIEWS = ("depth", "velocity", "bounds")
 GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
-UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5}
+UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
+        "frame_color": 6}
 N_SHARD_SHAPES = 8
 
 
@@ -107,6 +108,7 @@ class Renderer:
             "liquid": Program("glass.vert", "liquid.frag"),
             "particles": Program("particles.vert", "particles.frag"),
             "lines": Program("lines.vert", "lines.frag"),
+            "upscale": Program("sky.vert", "upscale.frag"),
         }
         for prog in self.programs.values():
             with prog:
@@ -590,9 +592,25 @@ class Renderer:
         if self.output is None:
             self.output = Framebuffer(self.width, self.height)
         if not self._resolved:
-            self.frame.blit_to(self.output, depth=False)
+            self._upscale(self.output.id, self.width, self.height)
             self._resolved = True
         return self.output
+
+    def _upscale(self, target: int, width: int, height: int) -> None:
+        """Draw the frame's colour into framebuffer `target` (0: the window) at width x height."""
+        g = gl()
+        g.glBindFramebuffer(g.GL_FRAMEBUFFER, target)
+        g.glViewport(0, 0, width, height)
+        g.glDisable(g.GL_DEPTH_TEST)
+        g.glDisable(g.GL_BLEND)
+        g.glDisable(g.GL_CULL_FACE)
+        g.glActiveTexture(g.GL_TEXTURE0 + UNIT["frame_color"])
+        g.glBindTexture(g.GL_TEXTURE_2D, self.frame.color)
+        with self.programs["upscale"]:
+            g.glBindVertexArray(self.empty_vao.vao)
+            g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+        g.glBindVertexArray(0)
+        g.glEnable(g.GL_DEPTH_TEST)
 
     def read_rgba(self) -> NDArray[np.uint8]:
         """Return the last frame as (height, width, 4) uint8 at the output size, top row first, alpha 255."""
@@ -600,7 +618,11 @@ class Renderer:
 
     def present(self, width: int | None = None, height: int | None = None) -> None:
         """Copy the frame to the window's framebuffer (windowed use), scaled to its size (linear)."""
-        self.frame.blit_to(0, width or self.width, height or self.height, depth=False)
+        w, h = width or self.width, height or self.height
+        if (w, h) == self.render_size:
+            self.frame.blit_to(0, w, h, depth=False)
+        else:
+            self._upscale(0, w, h)
         gl().glBindFramebuffer(gl().GL_FRAMEBUFFER, 0)
 
     def errors(self) -> list[str]:

@@ -191,3 +191,39 @@ def test_splash_event_throws_spray_that_falls_back(scene):
     assert len(r.spray) == 0
     assert base is not None
     assert r.foam.field.max() > 0.0, "a splash leaves foam on the water"
+
+
+def test_render_scale_draws_smaller_and_scales_up_to_the_output(gl_context):
+    """At render_scale 0.5 the scene targets are half size; read_rgba still gives the output size,
+    the water is still blue-green and a bottle still lands where its position projects."""
+    from engine.render.renderer import Renderer
+    from engine.world import Simulation
+    w, h = 2 * W, 2 * H
+    sim = Simulation(small_level())
+    r = Renderer(sim, w, h)
+    try:
+        r.min_render_height = 0
+        r.render_scale = 0.5
+        assert r.render_size == (W, H) and r.scaled
+        cam = OrbitCamera((0.8, 0.3, 0.6), 2.2, -20.0, 55.0, 50.0)
+        r.draw(cam)
+        assert r.errors() == []
+        empty = r.read_rgba()
+        assert empty.shape == (h, w, 4) and (empty[..., 3] == 255).all()
+        rows, cols = water_box(cam)
+        patch = empty[2 * rows.start:2 * rows.stop, 2 * cols.start:2 * cols.stop, :3].reshape(-1, 3).mean(0)
+        assert patch[2] > patch[0] + 30 and patch[1] > patch[0] + 30, patch
+        e = sim.spawn_bottle((0.55, 0.62, 0.45))
+        r.draw(cam)
+        diff = np.abs(r.read_rgba()[..., :3].astype(float) - empty[..., :3]).sum(2) > 30
+        ys, xs = np.nonzero(diff)
+        assert len(xs) > 80
+        px, py, _ = cam.project([sim.body(e).position], w, h)[0]
+        assert abs(xs.mean() - px) < 12 and abs(ys.mean() - py) < 20, (xs.mean(), ys.mean(), px, py)
+        r.render_scale = 1.0
+        assert r.render_size == (w, h) and not r.scaled
+        r.draw(cam)
+        assert r.read_rgba().shape == (h, w, 4) and r.errors() == []
+    finally:
+        r.close()
+        sim.close()
