@@ -13,8 +13,8 @@ from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
 BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
-SPLASH_SPEED = 1.0
-WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step      # m/s: entering the water faster than this throws a Splash event
+SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
+WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
 
 
 class CoupleWater(System):
