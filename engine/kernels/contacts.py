@@ -275,9 +275,21 @@ def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
+ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau, mu
+
+
 @njit(cache=True)
 def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
           iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi):
+    """solve_rows with a fresh scratch array (see solve_rows)."""
+    return solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction,
+                      dt, iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0,
+                      toi, np.empty((max(nc, 1), ROW)))
+
+
+@njit(cache=True)
+def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
+               iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi, S):
     """Resolve all contacts by sequential impulses (see the module docstring); writes the
     accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
     toi per body (-1: untouched; else the time into the step of its first impulse, s).
@@ -286,17 +298,17 @@ def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restit
     from `warm` times the impulses it ended the last (sub)step with (`prev_j`: normal, t1, t2);
     resting stacks converge in a few sweeps instead of jittering. Final impulses go to jn, jt.
 
-    Per contact and direction d in (n, t1, t2) the Jacobian rows are precomputed:
-    r x d and I^-1 (r x d) for both bodies, so an iteration is dot products and axpys.
+    Per contact and direction d in (n, t1, t2) the Jacobian rows are precomputed into one row of
+    the scratch S (nc or more, ROW): at 16 k: d, r_a x d, r_b x d, I_a^-1 (r_a x d), I_b^-1 (r_b x d),
+    1 / effective mass; at 48: target velocity, time of impact, friction. An iteration is then dot
+    products and axpys on the two bodies' velocities held in registers (one contiguous row per
+    contact, no aliasing stores between the three directions).
     """
-    # D[c, k]: direction k (0: n, 1: t1, 2: t2); RA/RB: r x d; WA/WB: I^-1 (r x d); K: 1 / effective mass
-    D = np.empty((nc, 3, 3)); RA = np.empty((nc, 3, 3)); RB = np.zeros((nc, 3, 3))
-    WA = np.empty((nc, 3, 3)); WB = np.zeros((nc, 3, 3)); K = np.empty((nc, 3))
-    target = np.empty(nc); tau = np.empty(nc); mu = np.empty(nc)
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
     for c in range(nc):
         a, b = ca[c], cb[c]
+        row = S[c]
         n0, n1, n2 = cn[c, 0], cn[c, 1], cn[c, 2]
         if abs(n0) < 0.57735:
             u0, u1, u2 = _cross(n0, n1, n2, 1.0, 0.0, 0.0)
@@ -305,73 +317,115 @@ def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restit
         un = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         u0 /= un; u1 /= un; u2 /= un
         s0, s1, s2 = _cross(n0, n1, n2, u0, u1, u2)
-        D[c, 0, 0] = n0; D[c, 0, 1] = n1; D[c, 0, 2] = n2
-        D[c, 1, 0] = u0; D[c, 1, 1] = u1; D[c, 1, 2] = u2
-        D[c, 2, 0] = s0; D[c, 2, 1] = s1; D[c, 2, 2] = s2
+        row[0] = n0; row[1] = n1; row[2] = n2
+        row[16] = u0; row[17] = u1; row[18] = u2
+        row[32] = s0; row[33] = s1; row[34] = s2
         ra0 = cp[c, 0] - pos[a, 0]; ra1 = cp[c, 1] - pos[a, 1]; ra2 = cp[c, 2] - pos[a, 2]
         Ia = inv_iw[a]
         for k in range(3):
-            x0, x1, x2 = _cross(ra0, ra1, ra2, D[c, k, 0], D[c, k, 1], D[c, k, 2])
-            RA[c, k, 0] = x0; RA[c, k, 1] = x1; RA[c, k, 2] = x2
-            for i in range(3):
-                WA[c, k, i] = Ia[i, 0] * x0 + Ia[i, 1] * x1 + Ia[i, 2] * x2
-            K[c, k] = inv_mass[a] + x0 * WA[c, k, 0] + x1 * WA[c, k, 1] + x2 * WA[c, k, 2]
+            o = 16 * k
+            x0, x1, x2 = _cross(ra0, ra1, ra2, row[o], row[o + 1], row[o + 2])
+            row[o + 3] = x0; row[o + 4] = x1; row[o + 5] = x2
+            w0 = Ia[0, 0] * x0 + Ia[0, 1] * x1 + Ia[0, 2] * x2
+            w1 = Ia[1, 0] * x0 + Ia[1, 1] * x1 + Ia[1, 2] * x2
+            w2 = Ia[2, 0] * x0 + Ia[2, 1] * x1 + Ia[2, 2] * x2
+            row[o + 9] = w0; row[o + 10] = w1; row[o + 11] = w2
+            row[o + 15] = inv_mass[a] + x0 * w0 + x1 * w1 + x2 * w2
+            row[o + 6] = 0.0; row[o + 7] = 0.0; row[o + 8] = 0.0
+            row[o + 12] = 0.0; row[o + 13] = 0.0; row[o + 14] = 0.0
         e = restitution[a]
-        mu[c] = friction[a]
+        row[50] = friction[a]
         if b >= 0:
             rb0 = cp[c, 0] - pos[b, 0]; rb1 = cp[c, 1] - pos[b, 1]; rb2 = cp[c, 2] - pos[b, 2]
             Ib = inv_iw[b]
             for k in range(3):
-                x0, x1, x2 = _cross(rb0, rb1, rb2, D[c, k, 0], D[c, k, 1], D[c, k, 2])
-                RB[c, k, 0] = x0; RB[c, k, 1] = x1; RB[c, k, 2] = x2
-                for i in range(3):
-                    WB[c, k, i] = Ib[i, 0] * x0 + Ib[i, 1] * x1 + Ib[i, 2] * x2
-                K[c, k] += inv_mass[b] + x0 * WB[c, k, 0] + x1 * WB[c, k, 1] + x2 * WB[c, k, 2]
+                o = 16 * k
+                x0, x1, x2 = _cross(rb0, rb1, rb2, row[o], row[o + 1], row[o + 2])
+                row[o + 6] = x0; row[o + 7] = x1; row[o + 8] = x2
+                w0 = Ib[0, 0] * x0 + Ib[0, 1] * x1 + Ib[0, 2] * x2
+                w1 = Ib[1, 0] * x0 + Ib[1, 1] * x1 + Ib[1, 2] * x2
+                w2 = Ib[2, 0] * x0 + Ib[2, 1] * x1 + Ib[2, 2] * x2
+                row[o + 12] = w0; row[o + 13] = w1; row[o + 14] = w2
+                row[o + 15] += inv_mass[b] + x0 * w0 + x1 * w1 + x2 * w2
             e = max(e, restitution[b])
-            mu[c] = np.sqrt(friction[a] * friction[b])
+            row[50] = np.sqrt(friction[a] * friction[b])
         for k in range(3):
-            K[c, k] = 1.0 / K[c, k] if K[c, k] > 0.0 else 0.0   # both immovable: nothing to solve
-        vn = _vel_along(c, 0, a, b, D, RA, RB, vel, angvel)
+            o = 16 * k + 15
+            row[o] = 1.0 / row[o] if row[o] > 0.0 else 0.0   # both immovable: nothing to solve
+        vn = _row_vel(row, 0, a, b, vel, angvel)
         vn0[c] = vn
         d = cd[c]
-        tau[c] = 0.0
+        row[49] = 0.0
         if d > 0.0:
             if vn < -bounce_speed and d + vn * dt < 0.0:
-                tau[c] = d / -vn
-                target[c] = -e * vn
+                row[49] = d / -vn
+                row[48] = -e * vn
             else:
-                target[c] = -d / dt
+                row[48] = -d / dt
         else:
             t = -e * vn if vn < -bounce_speed else 0.0
             push = min(beta * (-d - slop) / dt, max_push)
-            target[c] = max(t, push)
+            row[48] = max(t, push)
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
     if npk > 0 and warm > 0.0:
-        # after every target is set from the unperturbed velocities
+        # after every target is set from the unperturbed velocities; keys of neighbouring contacts
+        # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
+        hint = 0
         for c in range(nc):
-            j = np.searchsorted(prev_keys, ck[c])
-            if j < npk and prev_keys[j] == ck[c]:
+            key = ck[c]
+            if hint < npk and prev_keys[hint] == key and (hint == 0 or prev_keys[hint - 1] < key):
+                j = hint
+            else:
+                j = np.searchsorted(prev_keys, key)
+            if j < npk and prev_keys[j] == key:
+                hint = j + 1
                 a, b = ca[c], cb[c]
+                row = S[c]
                 jn[c] = warm * prev_j[j, 0]; jt1[c] = warm * prev_j[j, 1]; jt2[c] = warm * prev_j[j, 2]
-                _push_along(c, 0, jn[c], a, b, D, WA, WB, vel, angvel, inv_mass)
-                _push_along(c, 1, jt1[c], a, b, D, WA, WB, vel, angvel, inv_mass)
-                _push_along(c, 2, jt2[c], a, b, D, WA, WB, vel, angvel, inv_mass)
+                _row_push(row, 0, jn[c], a, b, vel, angvel, inv_mass)
+                _row_push(row, 16, jt1[c], a, b, vel, angvel, inv_mass)
+                _row_push(row, 32, jt2[c], a, b, vel, angvel, inv_mass)
     for _ in range(iterations):
         for c in range(nc):
             a, b = ca[c], cb[c]
-            vn = _vel_along(c, 0, a, b, D, RA, RB, vel, angvel)
-            new = jn[c] + K[c, 0] * (target[c] - vn)
+            row = S[c]
+            ima = inv_mass[a]
+            va0 = vel[a, 0]; va1 = vel[a, 1]; va2 = vel[a, 2]
+            wa0 = angvel[a, 0]; wa1 = angvel[a, 1]; wa2 = angvel[a, 2]
+            pair = b >= 0
+            imb = 0.0
+            vb0 = vb1 = vb2 = wb0 = wb1 = wb2 = 0.0
+            if pair:
+                imb = inv_mass[b]
+                vb0 = vel[b, 0]; vb1 = vel[b, 1]; vb2 = vel[b, 2]
+                wb0 = angvel[b, 0]; wb1 = angvel[b, 1]; wb2 = angvel[b, 2]
+            # normal: the same operations, in the same order, as _row_vel / _row_push
+            vn = (row[0] * va0 + row[1] * va1 + row[2] * va2 + row[3] * wa0 + row[4] * wa1 + row[5] * wa2)
+            if pair:
+                vn -= (row[0] * vb0 + row[1] * vb1 + row[2] * vb2 + row[6] * wb0 + row[7] * wb1 + row[8] * wb2)
+            new = jn[c] + row[15] * (row[48] - vn)
             if new < 0.0:
                 new = 0.0
             dj = new - jn[c]
             jn[c] = new
             if dj != 0.0:
-                _push_along(c, 0, dj, a, b, D, WA, WB, vel, angvel, inv_mass)
-            lim = mu[c] * new
-            v1 = _vel_along(c, 1, a, b, D, RA, RB, vel, angvel)
-            v2 = _vel_along(c, 2, a, b, D, RA, RB, vel, angvel)
-            n1 = jt1[c] - K[c, 1] * v1
-            n2 = jt2[c] - K[c, 2] * v2
+                m = ima * dj
+                va0 += m * row[0]; wa0 += dj * row[9]
+                va1 += m * row[1]; wa1 += dj * row[10]
+                va2 += m * row[2]; wa2 += dj * row[11]
+                if pair:
+                    m = imb * dj
+                    vb0 -= m * row[0]; wb0 -= dj * row[12]
+                    vb1 -= m * row[1]; wb1 -= dj * row[13]
+                    vb2 -= m * row[2]; wb2 -= dj * row[14]
+            lim = row[50] * new
+            v1 = (row[16] * va0 + row[17] * va1 + row[18] * va2 + row[19] * wa0 + row[20] * wa1 + row[21] * wa2)
+            v2 = (row[32] * va0 + row[33] * va1 + row[34] * va2 + row[35] * wa0 + row[36] * wa1 + row[37] * wa2)
+            if pair:
+                v1 -= (row[16] * vb0 + row[17] * vb1 + row[18] * vb2 + row[22] * wb0 + row[23] * wb1 + row[24] * wb2)
+                v2 -= (row[32] * vb0 + row[33] * vb1 + row[34] * vb2 + row[38] * wb0 + row[39] * wb1 + row[40] * wb2)
+            n1 = jt1[c] - row[31] * v1
+            n2 = jt2[c] - row[47] * v2
             mag2 = n1 * n1 + n2 * n2
             if mag2 > lim * lim:
                 s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
@@ -379,39 +433,61 @@ def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restit
             d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
             jt1[c] = n1; jt2[c] = n2
             if d1 != 0.0:
-                _push_along(c, 1, d1, a, b, D, WA, WB, vel, angvel, inv_mass)
+                m = ima * d1
+                va0 += m * row[16]; wa0 += d1 * row[25]
+                va1 += m * row[17]; wa1 += d1 * row[26]
+                va2 += m * row[18]; wa2 += d1 * row[27]
+                if pair:
+                    m = imb * d1
+                    vb0 -= m * row[16]; wb0 -= d1 * row[28]
+                    vb1 -= m * row[17]; wb1 -= d1 * row[29]
+                    vb2 -= m * row[18]; wb2 -= d1 * row[30]
             if d2 != 0.0:
-                _push_along(c, 2, d2, a, b, D, WA, WB, vel, angvel, inv_mass)
+                m = ima * d2
+                va0 += m * row[32]; wa0 += d2 * row[41]
+                va1 += m * row[33]; wa1 += d2 * row[42]
+                va2 += m * row[34]; wa2 += d2 * row[43]
+                if pair:
+                    m = imb * d2
+                    vb0 -= m * row[32]; wb0 -= d2 * row[44]
+                    vb1 -= m * row[33]; wb1 -= d2 * row[45]
+                    vb2 -= m * row[34]; wb2 -= d2 * row[46]
+            vel[a, 0] = va0; vel[a, 1] = va1; vel[a, 2] = va2
+            angvel[a, 0] = wa0; angvel[a, 1] = wa1; angvel[a, 2] = wa2
+            if pair:
+                vel[b, 0] = vb0; vel[b, 1] = vb1; vel[b, 2] = vb2
+                angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
     for c in range(nc):
         if jn[c] > 0.0:
+            tau = S[c, 49]
             for i in (ca[c], cb[c]):
                 if i >= 0:
-                    toi[i] = tau[c] if toi[i] < 0.0 else min(toi[i], tau[c])
+                    toi[i] = tau if toi[i] < 0.0 else min(toi[i], tau)
 
 
 @njit(cache=True, inline="always")
-def _vel_along(c, k, a, b, D, RA, RB, vel, angvel):
-    """Relative velocity of contact c along its direction k: J_k . (v_a, w_a, v_b, w_b)."""
-    v = (D[c, k, 0] * vel[a, 0] + D[c, k, 1] * vel[a, 1] + D[c, k, 2] * vel[a, 2]
-         + RA[c, k, 0] * angvel[a, 0] + RA[c, k, 1] * angvel[a, 1] + RA[c, k, 2] * angvel[a, 2])
+def _row_vel(row, o, a, b, vel, angvel):
+    """Relative velocity along the direction at row[o:o + 16]: J . (v_a, w_a, v_b, w_b)."""
+    v = (row[o] * vel[a, 0] + row[o + 1] * vel[a, 1] + row[o + 2] * vel[a, 2]
+         + row[o + 3] * angvel[a, 0] + row[o + 4] * angvel[a, 1] + row[o + 5] * angvel[a, 2])
     if b >= 0:
-        v -= (D[c, k, 0] * vel[b, 0] + D[c, k, 1] * vel[b, 1] + D[c, k, 2] * vel[b, 2]
-              + RB[c, k, 0] * angvel[b, 0] + RB[c, k, 1] * angvel[b, 1] + RB[c, k, 2] * angvel[b, 2])
+        v -= (row[o] * vel[b, 0] + row[o + 1] * vel[b, 1] + row[o + 2] * vel[b, 2]
+              + row[o + 6] * angvel[b, 0] + row[o + 7] * angvel[b, 1] + row[o + 8] * angvel[b, 2])
     return v
 
 
 @njit(cache=True, inline="always")
-def _push_along(c, k, lam, a, b, D, WA, WB, vel, angvel, inv_mass):
-    """Apply impulse lam along direction k of contact c: +to a, -to b."""
+def _row_push(row, o, lam, a, b, vel, angvel, inv_mass):
+    """Apply impulse lam along the direction at row[o:o + 16]: +to a, -to b."""
     ma = inv_mass[a] * lam
     for i in range(3):
-        vel[a, i] += ma * D[c, k, i]
-        angvel[a, i] += lam * WA[c, k, i]
+        vel[a, i] += ma * row[o + i]
+        angvel[a, i] += lam * row[o + 9 + i]
     if b >= 0:
         mb = inv_mass[b] * lam
         for i in range(3):
-            vel[b, i] -= mb * D[c, k, i]
-            angvel[b, i] -= lam * WB[c, k, i]
+            vel[b, i] -= mb * row[o + i]
+            angvel[b, i] -= lam * row[o + 12 + i]
 
 
 @njit(cache=True)

@@ -80,6 +80,7 @@ class IntegrateBodies(System):
         self.jn = np.zeros(cap); self.vn0 = np.zeros(cap)
         self.ia = np.zeros(cap, np.int64); self.ib = np.zeros(cap, np.int64)
         self.ij = np.zeros(cap); self.ip = np.zeros((cap, 3)); self.inn = np.zeros((cap, 3))
+        self.rows = np.zeros((cap, contacts.ROW))     # the solver's per-contact Jacobian rows
 
     def _body_scratch(self, cap: int) -> None:
         if cap > self._cap_bodies:
@@ -125,10 +126,10 @@ class IntegrateBodies(System):
             self.toi[:n] = -1.0
             if nc:
                 warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
-                contacts.solve(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
+                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
                                self.inv_mass_eff, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
                                BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.prev_keys, self.prev_j, warm,
-                               self.jn, self.jt, self.vn0, self.toi)
+                               self.jn, self.jt, self.vn0, self.toi, self.rows)
                 rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
                                   sim.gravity * h + 2.0 * SLEEP_SPEED)
                 m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
