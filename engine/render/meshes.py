@@ -75,6 +75,98 @@ def pool_mesh(size: tuple[float, float], wall_height: float, deck: float = 6.0,
     return np.asarray(v, F32)
 
 
+def _quads(p0: NDArray, p1: NDArray, p2: NDArray, p3: NDArray, n: NDArray, uv: NDArray, mat: float
+           ) -> NDArray[np.float32]:
+    """Many quads at once: corners (m, 3) each, normals (m, 3), uvs (m, 4, 2) -> (6 m, 9) vertices."""
+    m = len(p0)
+    corners = np.stack([p0, p1, p2, p0, p2, p3], 1)                     # (m, 6, 3)
+    uvs = uv[:, [0, 1, 2, 0, 2, 3], :]                                   # (m, 6, 2)
+    out = np.empty((m, 6, 9), F32)
+    out[..., 0:3] = corners
+    out[..., 3:6] = n[:, None, :]
+    out[..., 6:8] = uvs
+    out[..., 8] = mat
+    return out.reshape(-1, 9)
+
+
+def bed_mesh(bed: ArrayLike, dx: float, repeat: float = 1.0, floor: float = 1e-4,
+             cliff: float | None = None) -> NDArray[np.float32]:
+    """Return tiled surfaces for the raised parts of the bed (terrain, obstacles, ledges, quays).
+
+    Every cell whose bed is above `floor` gets a top whose corners are the mean height of the
+    neighbouring cells that are within `cliff` of it (default: one cell width), so slopes come out
+    smooth; faces between cells that differ by more than `cliff` get vertical sides from the lower
+    to the higher, facing the lower one, so pillars and ledges stay crisp blocks. Same vertex
+    layout as pool_mesh (material 0, pool tile); empty when the bed is flat.
+    """
+    b = np.asarray(bed, float)
+    nz, nx = b.shape
+    t = 1.0 / repeat
+    cliff = dx if cliff is None else cliff
+    parts: list[NDArray[np.float32]] = []
+    k, i = np.nonzero(b > floor)
+    if len(k):
+        pad = np.pad(b, 1, mode="edge")
+        own = b[k, i]
+
+        def corner(dk: int, di: int) -> NDArray:
+            # the four cells around corner (k + dk, i + di) in cell units; keep those near own height
+            total = np.zeros(len(k))
+            count = np.zeros(len(k))
+            for a in (dk - 1, dk):
+                for c in (di - 1, di):
+                    v = pad[k + 1 + a, i + 1 + c]
+                    near = np.abs(v - own) <= cliff
+                    total += np.where(near, v, 0.0)
+                    count += near
+            return total / np.maximum(count, 1)
+
+        y00, y10, y11, y01 = corner(0, 0), corner(0, 1), corner(1, 1), corner(1, 0)   # (z, x) corners
+        x0, x1, z0, z1 = i * dx, (i + 1) * dx, k * dx, (k + 1) * dx
+        # one normal per quad, from its diagonals
+        d1 = np.stack([np.full(len(k), dx), y11 - y00, np.full(len(k), dx)], 1)
+        d2 = np.stack([np.full(len(k), -dx), y01 - y10, np.full(len(k), dx)], 1)
+        n = np.cross(d2, d1)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        uv = np.stack([np.stack([x0, z1], 1), np.stack([x1, z1], 1), np.stack([x1, z0], 1),
+                       np.stack([x0, z0], 1)], 1) * t
+        parts.append(_quads(np.stack([x0, y01, z1], 1), np.stack([x1, y11, z1], 1), np.stack([x1, y10, z0], 1),
+                            np.stack([x0, y00, z0], 1), n, uv, 0.0))
+    # sides across x faces (between columns i and i + 1)
+    kk, ii = np.nonzero(np.abs(np.diff(b, axis=1)) > cliff)
+    if len(kk):
+        left, right = b[kk, ii], b[kk, ii + 1]
+        lo, hi = np.minimum(left, right), np.maximum(left, right)
+        x = (ii + 1) * dx
+        z0, z1 = kk * dx, (kk + 1) * dx
+        facing_neg = left < right                     # the lower cell is on the -x side
+        sign = np.where(facing_neg, -1.0, 1.0)
+        n = np.stack([sign, np.zeros_like(sign), np.zeros_like(sign)], 1)
+        za = np.where(facing_neg, z0, z1)             # order the corners counter-clockwise
+        zb = np.where(facing_neg, z1, z0)
+        uv = np.stack([np.stack([za, lo], 1), np.stack([zb, lo], 1), np.stack([zb, hi], 1),
+                       np.stack([za, hi], 1)], 1) * t
+        parts.append(_quads(np.stack([x, lo, za], 1), np.stack([x, lo, zb], 1), np.stack([x, hi, zb], 1),
+                            np.stack([x, hi, za], 1), n, uv, 0.0))
+    # sides across z faces (between rows k and k + 1)
+    kk, ii = np.nonzero(np.abs(np.diff(b, axis=0)) > cliff)
+    if len(kk):
+        near, far = b[kk, ii], b[kk + 1, ii]
+        lo, hi = np.minimum(near, far), np.maximum(near, far)
+        z = (kk + 1) * dx
+        x0, x1 = ii * dx, (ii + 1) * dx
+        facing_neg = near < far                       # the lower cell is on the -z side
+        sign = np.where(facing_neg, -1.0, 1.0)
+        n = np.stack([np.zeros_like(sign), np.zeros_like(sign), sign], 1)
+        xa = np.where(facing_neg, x1, x0)
+        xb = np.where(facing_neg, x0, x1)
+        uv = np.stack([np.stack([xa, lo], 1), np.stack([xb, lo], 1), np.stack([xb, hi], 1),
+                       np.stack([xa, hi], 1)], 1) * t
+        parts.append(_quads(np.stack([xa, lo, z], 1), np.stack([xb, lo, z], 1), np.stack([xb, hi, z], 1),
+                            np.stack([xa, hi, z], 1), n, uv, 0.0))
+    return np.concatenate(parts) if parts else np.zeros((0, 9), F32)
+
+
 def lathe(profile: ArrayLike, segments: int = 24, cap_top: bool = False
           ) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
     """Revolve a (radius, y) profile about the y axis; return (vertices (n, 6) pos+normal, triangles).

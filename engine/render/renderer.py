@@ -135,7 +135,8 @@ class Renderer:
         self.water_extra = np.zeros((nz, nx, 4), np.uint8)      # foam, caustic focus / 3
         self.water_tex = Texture2D(self.water_data, linear=True)
         self.extra_tex = Texture2D(self.water_extra, linear=True)
-        self.pool_mesh = Mesh(meshes.pool_mesh(self.pool_size, level.pool.wall_height), [3, 3, 2, 1])
+        basin = meshes.pool_mesh(self.pool_size, level.pool.wall_height)
+        self.pool_mesh = Mesh(np.concatenate([basin, meshes.bed_mesh(water.bed, self.dx)]), [3, 3, 2, 1])
         self.sky_tex = CubeMap(cube_faces(level.sky))
         self.spray = Spray(gravity=float(level.gravity))
         self.foam = Foam((nz, nx), self.dx)

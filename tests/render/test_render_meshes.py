@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine.render import meshes
 from engine.render.camera import OrbitCamera
@@ -43,3 +44,26 @@ def test_pool_mesh_covers_floor_and_walls():
     v = meshes.pool_mesh((2.0, 1.0), 0.6)
     floor = v[(v[:, 3 + 1] == 1) & (v[:, 1] == 0) & (v[:, 8] == 0)]
     assert floor[:, 0].min() == 0 and floor[:, 0].max() == 2 and floor[:, 2].max() == 1
+
+
+def test_bed_mesh_draws_pillars_as_blocks_and_slopes_smooth():
+    from engine.render.meshes import bed_mesh
+    dx = 0.1
+    flat = np.zeros((8, 8))
+    assert len(bed_mesh(flat, dx)) == 0
+    pillar = flat.copy()
+    pillar[3:5, 3:5] = 0.6                                   # a 2 x 2 cell pillar, 0.6 m tall
+    v = bed_mesh(pillar, dx)
+    tops = v[np.isclose(v[:, 4], 1.0)]
+    sides = v[np.isclose(v[:, 4], 0.0)]
+    assert len(tops) == 4 * 6 and np.allclose(tops[:, 1], 0.6)
+    assert len(sides) == 8 * 6                               # 8 cell faces around it
+    assert sides[:, 1].min() == 0.0 and sides[:, 1].max() == pytest.approx(0.6)
+    # every side faces away from the pillar
+    centre = np.array([0.4, 0.4])
+    out = sides[:, [0, 2]] - centre
+    assert (np.einsum("ij,ij->i", out, sides[:, [3, 5]]) > 0).all()
+    slope = np.tile(np.linspace(0.01, 0.2, 8), (8, 1))       # gentle: 0.027 m per 0.1 m cell
+    s = bed_mesh(slope, dx)
+    assert len(s) == 64 * 6                                  # tops only, no vertical steps
+    assert (s[:, 4] > 0.9).all()                             # normals mostly up, tilted with the slope
