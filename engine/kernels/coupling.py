@@ -93,6 +93,33 @@ def water_velocity(u: np.ndarray, w: np.ndarray, x: float, z: float, dx: float) 
     return uu, ww
 
 
+@njit(cache=True, inline="always")
+def _water_velocity_scaled(u, w, gx, gz):
+    """water_velocity at (x, z) = (gx, gz) dx, given in cell units (one multiply by 1/dx per
+    point instead of four divisions)."""
+    nz = u.shape[0]
+    nx = w.shape[1]
+    fx = min(max(gx, 0.0), float(nx))
+    fz = min(max(gz - 0.5, 0.0), nz - 1.0)
+    i0 = min(int(fx), nx - 1)
+    k0 = min(int(fz), max(nz - 2, 0))
+    tx = fx - i0
+    tz = fz - k0
+    k1 = min(k0 + 1, nz - 1)
+    uu = ((1.0 - tz) * ((1.0 - tx) * u[k0, i0] + tx * u[k0, i0 + 1])
+          + tz * ((1.0 - tx) * u[k1, i0] + tx * u[k1, i0 + 1]))
+    fx = min(max(gx - 0.5, 0.0), nx - 1.0)
+    fz = min(max(gz, 0.0), float(nz))
+    i0 = min(int(fx), max(nx - 2, 0))
+    k0 = min(int(fz), nz - 1)
+    tx = fx - i0
+    tz = fz - k0
+    i1 = min(i0 + 1, nx - 1)
+    ww = ((1.0 - tz) * ((1.0 - tx) * w[k0, i0] + tx * w[k0, i1])
+          + tz * ((1.0 - tx) * w[k0 + 1, i0] + tx * w[k0 + 1, i1]))
+    return uu, ww
+
+
 RING_SAMPLES = 16
 
 
@@ -161,9 +188,45 @@ def _xform(rot, com, lv, out, row):
 
 
 @njit(cache=True)
+def triangle_frames(model_verts, model_tris, vert_off, tri_off):
+    """Unit normal (model frame, outward for a counter-clockwise winding) and area of every packed
+    triangle: (T, 4) rows n_x, n_y, n_z, area; a degenerate triangle gets area 0."""
+    out = np.zeros((model_tris.shape[0], 4))
+    for m in range(vert_off.shape[0] - 1):
+        v0 = vert_off[m]
+        for tri in range(tri_off[m], tri_off[m + 1]):
+            a = model_verts[v0 + model_tris[tri, 0]]
+            b = model_verts[v0 + model_tris[tri, 1]]
+            c = model_verts[v0 + model_tris[tri, 2]]
+            e1x = b[0] - a[0]; e1y = b[1] - a[1]; e1z = b[2] - a[2]
+            e2x = c[0] - a[0]; e2y = c[1] - a[1]; e2z = c[2] - a[2]
+            nx_ = e1y * e2z - e1z * e2y
+            ny_ = e1z * e2x - e1x * e2z
+            nz_ = e1x * e2y - e1y * e2x
+            ln = np.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
+            if ln > 0.0:
+                out[tri, 0] = nx_ / ln
+                out[tri, 1] = ny_ / ln
+                out[tri, 2] = nz_ / ln
+                out[tri, 3] = 0.5 * ln
+    return out
+
+
+@njit(cache=True)
 def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, vel, angvel,
                     radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                     inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out):
+    """water_to_bodies_framed with the triangle frames computed here (see there)."""
+    frames = triangle_frames(model_verts, model_tris, vert_off, tri_off)
+    return water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, model_id, pos, quat, vel,
+                                  angvel, radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
+                                  inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out)
+
+
+@njit(cache=True)
+def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, model_id, pos, quat, vel, angvel,
+                           radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
+                           inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out):
     """Water forces on every active body, each written to its own slot.
 
     Drag, lift and skin friction are explicit, and on a light shard they are stiff (a 9 g shard
@@ -177,8 +240,13 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
     force_out, torque_out (N, 3) are overwritten with the water's force (N) and torque (N m) about
     the centre of mass; submerged_out (N,) with the submerged volume (m^3); wet_area_out (N,) with
     the wetted surface area (m^2). Scalar arithmetic throughout: no allocation per triangle.
+
+    frames (T, 4): each triangle's model-frame unit normal and area (triangle_frames), rotated
+    per body instead of recomputed; a triangle wholly below its surface is one piece of that area
+    at its centroid and skips the clipping.
     """
     n_bodies = pos.shape[0]
+    inv_dx = 1.0 / dx
     world = np.empty((64, 3))
     tri3 = np.empty((3, 3))
     poly = np.empty((4, 3))
@@ -229,25 +297,20 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
             eta_c = _plane(planes, b, pos, ccx, ccz)
             if tri3[0, 1] >= eta_c and tri3[1, 1] >= eta_c and tri3[2, 1] >= eta_c:
                 continue
-            e1x = tri3[1, 0] - tri3[0, 0]
-            e1y = tri3[1, 1] - tri3[0, 1]
-            e1z = tri3[1, 2] - tri3[0, 2]
-            e2x = tri3[2, 0] - tri3[0, 0]
-            e2y = tri3[2, 1] - tri3[0, 1]
-            e2z = tri3[2, 2] - tri3[0, 2]
-            nx_ = e1y * e2z - e1z * e2y
-            ny_ = e1z * e2x - e1x * e2z
-            nz_ = e1x * e2y - e1y * e2x
-            ln = np.sqrt(nx_ * nx_ + ny_ * ny_ + nz_ * nz_)
-            if ln <= 0.0:
+            fa = frames[tri, 3]
+            if fa <= 0.0:
                 continue
-            nx_ /= ln
-            ny_ /= ln
-            nz_ /= ln
-            uw, ww = water_velocity(u, w, ccx, ccz, dx)
+            bn0 = frames[tri, 0]
+            bn1 = frames[tri, 1]
+            bn2 = frames[tri, 2]
+            nx_ = rot[0, 0] * bn0 + rot[0, 1] * bn1 + rot[0, 2] * bn2
+            ny_ = rot[1, 0] * bn0 + rot[1, 1] * bn1 + rot[1, 2] * bn2
+            nz_ = rot[2, 0] * bn0 + rot[2, 1] * bn1 + rot[2, 2] * bn2
+            uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
             # clip the triangle to y <= eta_c (Sutherland-Hodgman against one plane): <= 4 corners
             count = 0
-            for e in range(3):
+            whole = tri3[0, 1] <= eta_c and tri3[1, 1] <= eta_c and tri3[2, 1] <= eta_c
+            for e in range(0 if whole else 3):
                 e_next = (e + 1) % 3
                 da = tri3[e, 1] - eta_c
                 db = tri3[e_next, 1] - eta_c
@@ -261,19 +324,28 @@ def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
                     for a in range(3):
                         poly[count, a] = tri3[e, a] + s * (tri3[e_next, a] - tri3[e, a])
                     count += 1
+            if whole:                             # the whole triangle: one piece, no clipping
+                count = 3
+                for a in range(3):
+                    poly[0, a] = tri3[0, a]
+                    poly[1, a] = tri3[1, a]
+                    poly[2, a] = tri3[2, a]
             for k in range(1, count - 1):
-                ax = poly[k, 0] - poly[0, 0]
-                ay = poly[k, 1] - poly[0, 1]
-                az = poly[k, 2] - poly[0, 2]
-                bx = poly[k + 1, 0] - poly[0, 0]
-                by = poly[k + 1, 1] - poly[0, 1]
-                bz = poly[k + 1, 2] - poly[0, 2]
-                crx = ay * bz - az * by
-                cry = az * bx - ax * bz
-                crz = ax * by - ay * bx
-                area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
-                if area <= 0.0:
-                    continue
+                if whole:
+                    area = fa
+                else:
+                    ax = poly[k, 0] - poly[0, 0]
+                    ay = poly[k, 1] - poly[0, 1]
+                    az = poly[k, 2] - poly[0, 2]
+                    bx = poly[k + 1, 0] - poly[0, 0]
+                    by = poly[k + 1, 1] - poly[0, 1]
+                    bz = poly[k + 1, 2] - poly[0, 2]
+                    crx = ay * bz - az * by
+                    cry = az * bx - ax * bz
+                    crz = ax * by - ay * bx
+                    area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
+                    if area <= 0.0:
+                        continue
                 # centroid, its depth and its arm from the centre of mass
                 rx = (poly[0, 0] + poly[k, 0] + poly[k + 1, 0]) / 3.0 - cx0
                 ry = (poly[0, 1] + poly[k, 1] + poly[k + 1, 1]) / 3.0 - cy0

@@ -67,9 +67,10 @@ class CoupleWater(System):
             vert_off[1:] = np.cumsum([len(v) for v in verts])
             tri_off[1:] = np.cumsum([len(t) for t in tris])
             radius = np.array([float(np.sqrt((v * v).sum(1).max())) if len(v) else 0.0 for v in verts])
-            self._pack = (np.concatenate(verts) if verts else np.zeros((0, 3)),
-                          np.concatenate(tris) if tris else np.zeros((0, 3), np.int64),
-                          vert_off, tri_off, radius)
+            all_verts = np.concatenate(verts) if verts else np.zeros((0, 3))
+            all_tris = np.concatenate(tris) if tris else np.zeros((0, 3), np.int64)
+            frames = coupling.triangle_frames(all_verts, all_tris, vert_off, tri_off)
+            self._pack = (all_verts, all_tris, vert_off, tri_off, radius, frames)
             self._packed_models = len(models)
         return self._pack
 
@@ -97,7 +98,7 @@ class CoupleWater(System):
             self._settle(water)
             return
         self._buffers(n)
-        verts, tris, vert_off, tri_off, model_radius = self._pack_models()
+        verts, tris, vert_off, tri_off, model_radius, frames = self._pack_models()
         model_id = store.model_id[:n].astype(np.int64)
         radius = model_radius[model_id]
         active = store.alive[:n].copy()
@@ -130,10 +131,10 @@ class CoupleWater(System):
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        coupling.water_to_bodies(verts, tris, vert_off, tri_off, model_id, pos, quat, vel, angvel, radius,
-                                 forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity, self.cd,
-                                 self.cl, self.area_factor, self.c_skin, store.inv_mass[:n], store.inv_inertia[:n],
-                                 dt, f, t, s, wet)
+        coupling.water_to_bodies_framed(verts, tris, vert_off, tri_off, frames, model_id, pos, quat, vel, angvel,
+                                        radius, forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity,
+                                        self.cd, self.cl, self.area_factor, self.c_skin, store.inv_mass[:n],
+                                        store.inv_inertia[:n], dt, f, t, s, wet)
         store.force[:n] += f
         store.torque[:n] += t
         store.submerged[:n][forced] = s[forced]
