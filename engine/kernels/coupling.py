@@ -444,6 +444,8 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
     """
     nz, nx = out.shape
     out[:, :] = 0.0
+    world = np.empty((64, 5))     # per body: world x, y, z and x, z in cell units of each vertex
+    kmin, kmax, imin, imax = nz, -1, nx, -1
     for b in range(pos.shape[0]):
         if not active[b]:
             continue
@@ -453,28 +455,37 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
         rot = _rotation(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3])
         m = model_id[b]
         v0, v1 = vert_off[m], vert_off[m + 1]
-        world = np.empty((v1 - v0, 3))
+        if world.shape[0] < v1 - v0:
+            world = np.empty((v1 - v0, 5))
         for j in range(v1 - v0):
             lv = model_verts[v0 + j]
             for a in range(3):
                 world[j, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
+            # in cell units, for the footprint's cell range (x -> x / dx - 0.5 is monotone, so the
+            # min over a triangle's corners is the same as the corner min transformed)
+            world[j, 3] = world[j, 0] / dx - 0.5
+            world[j, 4] = world[j, 2] / dx - 0.5
         for tri in range(tri_off[m], tri_off[m + 1]):
-            a = world[model_tris[tri, 0]]
-            bb = world[model_tris[tri, 1]]
-            c = world[model_tris[tri, 2]]
+            ja = model_tris[tri, 0]
+            jb = model_tris[tri, 1]
+            jc = model_tris[tri, 2]
+            i0 = max(int(np.ceil(min(world[ja, 3], world[jb, 3], world[jc, 3]))), 0)
+            i1 = min(int(np.floor(max(world[ja, 3], world[jb, 3], world[jc, 3]))), nx - 1)
+            if i0 > i1:
+                continue                            # no cell centre under it
+            k0 = max(int(np.ceil(min(world[ja, 4], world[jb, 4], world[jc, 4]))), 0)
+            k1 = min(int(np.floor(max(world[ja, 4], world[jb, 4], world[jc, 4]))), nz - 1)
+            if k0 > k1:
+                continue
+            a = world[ja]
+            bb = world[jb]
+            c = world[jc]
             # signed area in the x-z plane (the y component of the normal, times 2)
             ny2 = (bb[2] - a[2]) * (c[0] - a[0]) - (bb[0] - a[0]) * (c[2] - a[2])
             if ny2 == 0.0:
                 continue
             sign = 1.0 if ny2 > 0.0 else -1.0
-            xmin = min(a[0], bb[0], c[0])
-            xmax = max(a[0], bb[0], c[0])
-            zmin = min(a[2], bb[2], c[2])
-            zmax = max(a[2], bb[2], c[2])
-            i0 = max(int(np.ceil(xmin / dx - 0.5)), 0)
-            i1 = min(int(np.floor(xmax / dx - 0.5)), nx - 1)
-            k0 = max(int(np.ceil(zmin / dx - 0.5)), 0)
-            k1 = min(int(np.floor(zmax / dx - 0.5)), nz - 1)
+            kmin = min(kmin, k0); kmax = max(kmax, k1); imin = min(imin, i0); imax = max(imax, i1)
             for k in range(k0, k1 + 1):
                 pz = (k + 0.5) * dx
                 for i in range(i0, i1 + 1):
@@ -501,8 +512,8 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
                         y = bed[k, i]
                     e = _plane(planes, b, pos, px, pz)
                     out[k, i] += sign * (y if y < e else e)
-    for k in range(nz):
-        for i in range(nx):
+    for k in range(kmin, kmax + 1):            # only cells a triangle touched can be negative
+        for i in range(imin, imax + 1):
             if out[k, i] < 0.0:
                 out[k, i] = 0.0
     return 0
