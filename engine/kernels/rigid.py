@@ -80,6 +80,59 @@ def _world_inverse(q, inv_ib):
     return _sandwich(quat_to_matrix(q), inv_ib)
 
 
+# In-place twins of the helpers above, same operations in the same order (bitwise the same
+# results): the per-body loops below fill scratch arrays made once per call instead of allocating
+# a dozen small arrays per body.
+@njit(cache=True, inline="always")
+def _qmat_into(q, r):
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    r[0, 0] = 1.0 - 2.0 * (y * y + z * z); r[0, 1] = 2.0 * (x * y - w * z); r[0, 2] = 2.0 * (x * z + w * y)
+    r[1, 0] = 2.0 * (x * y + w * z); r[1, 1] = 1.0 - 2.0 * (x * x + z * z); r[1, 2] = 2.0 * (y * z - w * x)
+    r[2, 0] = 2.0 * (x * z - w * y); r[2, 1] = 2.0 * (y * z + w * x); r[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(cache=True, inline="always")
+def _sandwich_into(r, m, t, out):
+    """out = R M R^T (t: 3x3 scratch); out must not alias r or m."""
+    for i in range(3):
+        for j in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += r[i, k] * m[k, j]
+            t[i, j] = acc
+    for i in range(3):
+        for j in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += t[i, k] * r[j, k]
+            out[i, j] = acc
+
+
+@njit(cache=True, inline="always")
+def _mv_into(m, v, out):
+    for i in range(3):
+        out[i] = m[i, 0] * v[0] + m[i, 1] * v[1] + m[i, 2] * v[2]
+
+
+@njit(cache=True, inline="always")
+def _rotate_quat_into(q, w, h, out):
+    """exp(h w / 2) q into out (normalised); out must not alias q."""
+    wx, wy, wz = w[0] * h, w[1] * h, w[2] * h
+    ang = np.sqrt(wx * wx + wy * wy + wz * wz)
+    if ang < 1e-300:
+        for k in range(4):
+            out[k] = q[k]
+        return
+    s = np.sin(0.5 * ang) / ang
+    dw, dx, dy, dz = np.cos(0.5 * ang), wx * s, wy * s, wz * s
+    o0 = dw * q[0] - dx * q[1] - dy * q[2] - dz * q[3]
+    o1 = dw * q[1] + dx * q[0] + dy * q[3] - dz * q[2]
+    o2 = dw * q[2] - dx * q[3] + dy * q[0] + dz * q[1]
+    o3 = dw * q[3] + dx * q[2] - dy * q[1] + dz * q[0]
+    nrm = np.sqrt(o0 ** 2 + o1 ** 2 + o2 ** 2 + o3 ** 2)
+    out[0] = o0 / nrm; out[1] = o1 / nrm; out[2] = o2 / nrm; out[3] = o3 / nrm
+
+
 @njit(cache=True)
 def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
          vel0, angvel0, rot, inv_iw):
@@ -88,21 +141,24 @@ def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_iner
     v += dt (g + F/m);  L = I_w w + dt T;  w = I_w^-1 L.  Saves the pre-kick velocities in vel0 and
     angvel0 (for the Verlet position update) and R, I_w^-1 per body for the contact solver.
     """
+    t = np.empty((3, 3)); iw = np.empty((3, 3)); L = np.empty(3)
     for i in range(n):
         if not awake[i]:
             continue
         vel0[i, 0] = vel[i, 0]; vel0[i, 1] = vel[i, 1]; vel0[i, 2] = vel[i, 2]
-        r = quat_to_matrix(quat[i])
-        rot[i] = r
-        iw = _sandwich(r, inertia[i])
-        inv = _sandwich(r, inv_inertia[i])
-        inv_iw[i] = inv
+        r = rot[i]
+        _qmat_into(quat[i], r)
+        _sandwich_into(r, inertia[i], t, iw)
+        inv = inv_iw[i]
+        _sandwich_into(r, inv_inertia[i], t, inv)
         for k in range(3):
             vel[i, k] += dt * force[i, k] * inv_mass[i]
         vel[i, 1] -= dt * gravity
         if torque[i, 0] != 0.0 or torque[i, 1] != 0.0 or torque[i, 2] != 0.0:
-            L = _mv(iw, angvel[i]) + dt * torque[i]
-            angvel[i] = _mv(inv, L)
+            _mv_into(iw, angvel[i], L)
+            for k in range(3):
+                L[k] += dt * torque[i, k]
+            _mv_into(inv, L, angvel[i])
         angvel0[i, 0] = angvel[i, 0]; angvel0[i, 1] = angvel[i, 1]; angvel0[i, 2] = angvel[i, 2]
 
 
@@ -113,6 +169,8 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
     toi[i] < 0: no contact impulse, x += dt (v0 + v) / 2.  toi[i] >= 0: impulse at time toi[i] into
     the step, x += toi v_pre + (dt - toi) v.  Orientation: midpoint rotation at constant L.
     """
+    r = np.empty((3, 3)); tmp = np.empty((3, 3)); m = np.empty((3, 3))
+    L = np.empty(3); wm = np.empty(3); qm = np.empty(4)
     for i in range(n):
         if not awake[i]:
             continue
@@ -127,13 +185,18 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
         if w[0] == 0.0 and w[1] == 0.0 and w[2] == 0.0:
             continue
         q = quat[i]
-        r = quat_to_matrix(q)
-        L = _mv(_sandwich(r, inertia[i]), w)
-        qm = _rotate_quat(q, w, 0.5 * dt)
-        wm = _mv(_world_inverse(qm, inv_inertia[i]), L)
-        qn = _rotate_quat(q, wm, dt)
-        quat[i] = qn
-        angvel[i] = _mv(_world_inverse(qn, inv_inertia[i]), L)
+        _qmat_into(q, r)
+        _sandwich_into(r, inertia[i], tmp, m)
+        _mv_into(m, w, L)
+        _rotate_quat_into(q, w, 0.5 * dt, qm)
+        _qmat_into(qm, r)
+        _sandwich_into(r, inv_inertia[i], tmp, m)
+        _mv_into(m, L, wm)
+        _rotate_quat_into(q, wm, dt, qm)
+        q[0] = qm[0]; q[1] = qm[1]; q[2] = qm[2]; q[3] = qm[3]
+        _qmat_into(q, r)
+        _sandwich_into(r, inv_inertia[i], tmp, m)
+        _mv_into(m, L, w)
 
 
 @njit(cache=True)
@@ -151,11 +214,11 @@ def max_travel(n, alive, vel, angvel, radius, dt):
 @njit(cache=True)
 def rotations(n, alive, quat, inv_inertia, rot, inv_iw):
     """R and world inverse inertia R I_b^-1 R^T of every live body (kick fills them for awake ones)."""
+    t = np.empty((3, 3))
     for i in range(n):
         if alive[i]:
-            r = quat_to_matrix(quat[i])
-            rot[i] = r
-            inv_iw[i] = _sandwich(r, inv_inertia[i])
+            _qmat_into(quat[i], rot[i])
+            _sandwich_into(rot[i], inv_inertia[i], t, inv_iw[i])
 
 
 @njit(cache=True)
