@@ -130,6 +130,12 @@ def ambient_planes(pos, radius, active, eta, dx, margin, planes):
     nz, nx = eta.shape
     xmax = nx * dx
     zmax = nz * dx
+    ring_c = np.empty(RING_SAMPLES)
+    ring_s = np.empty(RING_SAMPLES)
+    for j in range(RING_SAMPLES):               # the ring's directions, once per call
+        ang = 2.0 * np.pi * j / RING_SAMPLES
+        ring_c[j] = np.cos(ang)
+        ring_s[j] = np.sin(ang)
     for b in range(pos.shape[0]):
         planes[b, 0] = 0.0
         planes[b, 1] = 0.0
@@ -142,9 +148,8 @@ def ambient_planes(pos, radius, active, eta, dx, margin, planes):
         s_x = s_z = 0.0
         s_e = s_ex = s_ez = 0.0
         for j in range(RING_SAMPLES):
-            ang = 2.0 * np.pi * j / RING_SAMPLES
-            x = min(max(pos[b, 0] + r * np.cos(ang), 0.0), xmax)
-            z = min(max(pos[b, 2] + r * np.sin(ang), 0.0), zmax)
+            x = min(max(pos[b, 0] + r * ring_c[j], 0.0), xmax)
+            z = min(max(pos[b, 2] + r * ring_s[j], 0.0), zmax)
             e = sample_centered(eta, x, z, dx)
             ox = x - pos[b, 0]
             oz = z - pos[b, 2]
@@ -326,13 +331,13 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, m
                     count += 1
             if whole:                             # the whole triangle: one piece, no clipping
                 count = 3
-                for a in range(3):
-                    poly[0, a] = tri3[0, a]
-                    poly[1, a] = tri3[1, a]
-                    poly[2, a] = tri3[2, a]
             for k in range(1, count - 1):
                 if whole:
                     area = fa
+                    # centroid, its depth and its arm from the centre of mass
+                    rx = ccx - cx0
+                    ry = (tri3[0, 1] + tri3[1, 1] + tri3[2, 1]) / 3.0 - cy0
+                    rz = ccz - cz0
                 else:
                     ax = poly[k, 0] - poly[0, 0]
                     ay = poly[k, 1] - poly[0, 1]
@@ -346,10 +351,9 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, m
                     area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
                     if area <= 0.0:
                         continue
-                # centroid, its depth and its arm from the centre of mass
-                rx = (poly[0, 0] + poly[k, 0] + poly[k + 1, 0]) / 3.0 - cx0
-                ry = (poly[0, 1] + poly[k, 1] + poly[k + 1, 1]) / 3.0 - cy0
-                rz = (poly[0, 2] + poly[k, 2] + poly[k + 1, 2]) / 3.0 - cz0
+                    rx = (poly[0, 0] + poly[k, 0] + poly[k + 1, 0]) / 3.0 - cx0
+                    ry = (poly[0, 1] + poly[k, 1] + poly[k + 1, 1]) / 3.0 - cy0
+                    rz = (poly[0, 2] + poly[k, 2] + poly[k + 1, 2]) / 3.0 - cz0
                 d = eta_c - (ry + cy0)
                 if d < 0.0:
                     d = 0.0
@@ -370,8 +374,9 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, m
                 speed = np.sqrt(urx * urx + ury * ury + urz * urz)
                 qfx = qfy = qfz = 0.0
                 if speed > 1e-9:
-                    ndu = (nx_ * urx + ny_ * ury + nz_ * urz) / speed
-                    if ndu >= 0.0:
+                    ndu = nx_ * urx + ny_ * ury + nz_ * urz
+                    if ndu >= 0.0:                # facing the flow (the sign of n.u / |u|)
+                        ndu /= speed
                         a_eff = area * (area_factor * ndu + 1.0 - area_factor)
                         kd = 0.5 * rho * cd * a_eff * speed
                         qfx -= kd * urx
