@@ -34,6 +34,7 @@ SHARD_PAIR_POINTS = 8  # ... of which these (its corners) meet other bodies
 BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
 BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
+BOTTLE_COUPLING_SEGMENTS = 15  # the water sees a bottle re-lathed at this many segments (of 30), same volume
 
 
 class BodyStore:
@@ -236,8 +237,10 @@ class Body:
 # -- building models -------------------------------------------------------------------------
 def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassProperties, *,
                   prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
-                  n_pair_points: int | None = None, meta: dict | None = None) -> Model:
-    """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry."""
+                  n_pair_points: int | None = None, meta: dict | None = None,
+                  coupling: tuple[NDArray, NDArray] | None = None) -> Model:
+    """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry
+    (and, if given, the coupling surface, moved the same way)."""
     v = np.asarray(vertices, float) - props.com
     pts = meshes.farthest_points(v, n_points)
     pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
@@ -247,7 +250,9 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
         prims = tuple(p.shifted(props.com) for p in prims)
     return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
                  normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {},
-                 pair_points=pair)
+                 pair_points=pair,
+                 coupling=None if coupling is None else (np.asarray(coupling[0], float) - props.com,
+                                                         np.asarray(coupling[1], np.int32)))
 
 
 def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[float] | None = None,
@@ -309,8 +314,27 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
         mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
                                             n_pair_points=BOTTLE_PAIR_POINTS,
-                                            meta=meta), key)
+                                            meta=meta, coupling=_coupling_surface(bs)), key)
     return mid, total, glass
+
+
+_coupling_cache: dict[tuple, tuple[NDArray, NDArray]] = {}
+
+
+def _coupling_surface(bs: meshes.BottleSet) -> tuple[NDArray, NDArray] | None:
+    """The bottle's outer surface re-lathed at BOTTLE_COUPLING_SEGMENTS with its volume kept (model
+    frame): half the triangles for the water coupling, which costs per triangle. None if the
+    outer surface is not a surface of revolution or is already that coarse."""
+    key = (bs.name, id(bs))
+    if key not in _coupling_cache:
+        v, t = bs.outer
+        try:
+            if meshes._ring_count(v, meshes.lathe_profile(v, t)) <= BOTTLE_COUPLING_SEGMENTS:
+                return None
+            _coupling_cache[key] = meshes.coarse_lathe(v, t, BOTTLE_COUPLING_SEGMENTS)
+        except ValueError:
+            return None
+    return _coupling_cache[key]
 
 
 _glass_cache: dict[tuple, tuple[MassProperties, tuple[MassProperties, ...]]] = {}

@@ -155,6 +155,53 @@ def lathe(profile: F64, segments: int = 32) -> tuple[F64, I32]:
     return _surface_of_grids([revolve(p, theta)])
 
 
+def lathe_profile(vertices: F64, triangles: I32) -> F64:
+    """The (r, y) profile of a closed surface of revolution about y (as lathe makes it): the
+    vertices on the half-plane z = 0, x > 0, walked along the mesh edges from the lower pole to
+    the upper one."""
+    v = np.asarray(vertices, float)
+    r2 = v[:, 0] ** 2 + v[:, 2] ** 2
+    pole = r2 < 1e-18
+    on = pole | ((np.abs(v[:, 2]) < 1e-12) & (v[:, 0] > 0.0))
+    nbr: dict[int, set[int]] = {int(i): set() for i in np.flatnonzero(on)}
+    for tri in np.asarray(triangles):
+        for a, b in ((tri[0], tri[1]), (tri[1], tri[2]), (tri[2], tri[0])):
+            if on[a] and on[b]:
+                nbr[int(a)].add(int(b)); nbr[int(b)].add(int(a))
+    poles = np.flatnonzero(pole)
+    if len(poles) != 2:
+        raise ValueError("lathe_profile needs a surface of revolution closed by two poles on the y axis")
+    start, end = (int(i) for i in poles[np.argsort(v[poles, 1])])
+    path, prev = [start], -1
+    while path[-1] != end:
+        nxt = sorted(n for n in nbr[path[-1]] if n != prev and n not in path)
+        if not nxt:
+            raise ValueError("lathe_profile: the half-plane vertices do not form one polyline")
+        prev = path[-1]
+        path.append(nxt[0] if len(nxt) == 1 else min(nxt, key=lambda n: (v[n, 1], -r2[n])))
+    return np.column_stack([np.sqrt(r2[path]), v[path, 1]])
+
+
+def coarse_lathe(vertices: F64, triangles: I32, segments: int) -> tuple[F64, I32]:
+    """A surface of revolution re-lathed with fewer segments, its radius scaled so that every
+    cross-section keeps the area of the original polygon (so the enclosed volume, and the volume
+    below any level plane across the axis, stay those of the original)."""
+    prof = lathe_profile(vertices, triangles)
+    fine = _ring_count(vertices, prof)
+    def area(n: int) -> float:
+        return 0.5 * n * np.sin(2.0 * np.pi / n)
+    prof = prof * np.array([np.sqrt(area(fine) / area(segments)), 1.0])
+    return lathe(prof, segments)
+
+
+def _ring_count(vertices: F64, profile: F64) -> int:
+    """Segments of a lathed surface: the vertices of its first off-axis ring."""
+    r, y = profile[1]
+    v = np.asarray(vertices, float)
+    ring = (np.abs(v[:, 1] - y) < 1e-12) & (np.abs(np.hypot(v[:, 0], v[:, 2]) - r) < 1e-9)
+    return int(ring.sum())
+
+
 def block_surface(x: F64) -> tuple[F64, I32]:
     """Closed surface of a hexahedral block given as a grid of points x[a, b, c] (A+1, B+1, C+1, 3).
 
@@ -343,6 +390,9 @@ class Model:
     radius: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
     pair_points: F64 | None = None   # points tested against other bodies (default: `points`)
+    # closed surface the water couples to (buoyancy, drag, displacement), body frame; None: the
+    # outer surface itself. Mass properties always come from the outer surface.
+    coupling: tuple[F64, I32] | None = None
 
     def __post_init__(self) -> None:
         if self.pair_points is None:

@@ -60,8 +60,9 @@ class CoupleWater(System):
         store = self.sim.body_store
         models = store.models
         if len(models) != self._packed_models:
-            verts = [np.asarray(m.vertices, np.float64) for m in models]
-            tris = [np.asarray(m.triangles, np.int64) for m in models]
+            surf = [m.coupling if m.coupling is not None else (m.vertices, m.triangles) for m in models]
+            verts = [np.asarray(v, np.float64) for v, _ in surf]
+            tris = [np.asarray(t, np.int64) for _, t in surf]
             vert_off = np.zeros(len(models) + 1, np.int64)
             tri_off = np.zeros(len(models) + 1, np.int64)
             vert_off[1:] = np.cumsum([len(v) for v in verts])
