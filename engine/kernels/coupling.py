@@ -529,6 +529,29 @@ def blur(a, tmp, passes):
     """Smooth a cell field with `passes` separable [1 2 1]/4 passes; the sum is kept exactly
     (edges mirror). Takes the flicker out of a covered-height field rasterised at cell centres."""
     nz, nx = a.shape
+    if nx < 2 or nz < 2:
+        return _blur_small(a, tmp, passes)
+    for _ in range(passes):
+        # interiors without edge branches (the loops vectorise); the edges mirror
+        for k in range(nz):
+            tmp[k, 0] = 0.5 * a[k, 0] + 0.25 * (a[k, 0] + a[k, 1])
+            for i in range(1, nx - 1):
+                tmp[k, i] = 0.5 * a[k, i] + 0.25 * (a[k, i - 1] + a[k, i + 1])
+            tmp[k, nx - 1] = 0.5 * a[k, nx - 1] + 0.25 * (a[k, nx - 2] + a[k, nx - 1])
+        for i in range(nx):
+            a[0, i] = 0.5 * tmp[0, i] + 0.25 * (tmp[0, i] + tmp[1, i])
+        for k in range(1, nz - 1):
+            for i in range(nx):
+                a[k, i] = 0.5 * tmp[k, i] + 0.25 * (tmp[k - 1, i] + tmp[k + 1, i])
+        for i in range(nx):
+            a[nz - 1, i] = 0.5 * tmp[nz - 1, i] + 0.25 * (tmp[nz - 2, i] + tmp[nz - 1, i])
+    return 0
+
+
+@njit(cache=True)
+def _blur_small(a, tmp, passes):
+    """blur for grids one cell wide or tall."""
+    nz, nx = a.shape
     for _ in range(passes):
         for k in range(nz):
             for i in range(nx):
