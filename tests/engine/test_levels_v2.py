@@ -240,8 +240,6 @@ def test_objects_without_a_body_engine_are_reported_not_fatal():
 def test_objects_spawn_in_the_simulation():
     sim = Simulation(parse_level(POOL + '[[object]]\nmodel = "box"\nsize = [0.2, 0.1, 0.2]\nmaterial = "wood"\n'
                                  'position = [1.0, 0.5, 0.5]\n'))
-    if not hasattr(sim, "spawn_body"):
-        pytest.skip("the body engine has no spawn_body yet")
     (e,) = sim.bodies()
     assert sim.body(e).mass == pytest.approx(600 * 0.2 * 0.1 * 0.2, rel=1e-6)
 
