@@ -218,18 +218,104 @@ def triangle_frames(model_verts, model_tris, vert_off, tri_off):
 
 
 @njit(cache=True)
+def closed_solids(model_verts, model_tris, vert_off, tri_off):
+    """Volume and centroid (model frame) of every packed model whose surface is closed: (M, 4) rows
+    V, c_x, c_y, c_z. A model whose surface is not a closed, consistently wound 2-manifold (every
+    directed edge once, its reverse once) or that encloses no volume gets V = 0: the water forces
+    then never take the fully-submerged shortcut for it."""
+    n_models = vert_off.shape[0] - 1
+    out = np.zeros((n_models, 4))
+    for m in range(n_models):
+        v0 = vert_off[m]
+        nv = vert_off[m + 1] - v0
+        t0 = tri_off[m]
+        nt = tri_off[m + 1] - t0
+        if nt == 0:
+            continue
+        keys = np.empty(3 * nt, np.int64)
+        for t in range(nt):
+            for e in range(3):
+                a = model_tris[t0 + t, e]
+                b = model_tris[t0 + t, (e + 1) % 3]
+                keys[3 * t + e] = a * nv + b
+        keys.sort()
+        closed = True
+        for j in range(3 * nt):
+            if j > 0 and keys[j] == keys[j - 1]:
+                closed = False
+                break
+            a = keys[j] // nv
+            b = keys[j] % nv
+            rev = b * nv + a
+            pos = np.searchsorted(keys, rev)
+            if a == b or pos >= keys.shape[0] or keys[pos] != rev:
+                closed = False
+                break
+        if not closed:
+            continue
+        vol = 0.0
+        cx = cy = cz = 0.0
+        for t in range(nt):
+            a = model_verts[v0 + model_tris[t0 + t, 0]]
+            b = model_verts[v0 + model_tris[t0 + t, 1]]
+            c = model_verts[v0 + model_tris[t0 + t, 2]]
+            # signed volume of the tetrahedron (origin, a, b, c)
+            d = (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+                 + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0
+            vol += d
+            cx += d * (a[0] + b[0] + c[0]) / 4.0
+            cy += d * (a[1] + b[1] + c[1]) / 4.0
+            cz += d * (a[2] + b[2] + c[2]) / 4.0
+        if vol > 0.0:
+            out[m, 0] = vol
+            out[m, 1] = cx / vol
+            out[m, 2] = cy / vol
+            out[m, 3] = cz / vol
+    return out
+
+
+@njit(cache=True, inline="always")
+def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_factor, c_skin):
+    """Drag, lift and skin friction on one submerged piece (see water_to_bodies_framed)."""
+    qfx = qfy = qfz = 0.0
+    if speed > 1e-9:
+        ndu = nx_ * urx + ny_ * ury + nz_ * urz
+        if ndu >= 0.0:
+            ndu /= speed
+            a_eff = area * (area_factor * ndu + 1.0 - area_factor)
+            kd = 0.5 * rho * cd * a_eff * speed
+            qfx -= kd * urx
+            qfy -= kd * ury
+            qfz -= kd * urz
+            lx = ny_ * urz - nz_ * ury
+            ly = nz_ * urx - nx_ * urz
+            lz = nx_ * ury - ny_ * urx
+            lm = np.sqrt(lx * lx + ly * ly + lz * lz)
+            if lm > 1e-12:
+                kl = 0.5 * rho * cl * a_eff * speed / lm
+                qfx -= kl * (ury * lz - urz * ly)
+                qfy -= kl * (urz * lx - urx * lz)
+                qfz -= kl * (urx * ly - ury * lx)
+        qfx -= c_skin * area * urx
+        qfy -= c_skin * area * ury
+        qfz -= c_skin * area * urz
+    return qfx, qfy, qfz
+
+
+@njit(cache=True)
 def water_to_bodies(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, vel, angvel,
                     radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                     inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out):
     """water_to_bodies_framed with the triangle frames computed here (see there)."""
     frames = triangle_frames(model_verts, model_tris, vert_off, tri_off)
-    return water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, model_id, pos, quat, vel,
+    solids = closed_solids(model_verts, model_tris, vert_off, tri_off)
+    return water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel,
                                   angvel, radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                                   inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out)
 
 
 @njit(cache=True)
-def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, model_id, pos, quat, vel, angvel,
+def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
                            radius, active, planes, u, w, dx, rho, g, cd, cl, area_factor, c_skin,
                            inv_mass, inv_inertia, dt, force_out, torque_out, submerged_out, wet_area_out):
     """Water forces on every active body, each written to its own slot.
@@ -249,6 +335,13 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, m
     frames (T, 4): each triangle's model-frame unit normal and area (triangle_frames), rotated
     per body instead of recomputed; a triangle wholly below its surface is one piece of that area
     at its centroid and skips the clipping.
+
+    solids (M, 4): each model's enclosed volume and centroid (closed_solids; V = 0 for an open
+    surface). A closed body wholly below its surface plane (its highest vertex below the plane's
+    lowest point over the bounding sphere) takes a shortcut for the pressure: summed over a closed
+    surface, -rho g (eta(x, z) - y) A n over every (whole) triangle is, by the divergence theorem,
+    exactly rho g V (-p1, 1, -p2) acting at the centroid of the enclosed volume, and V_sub = V.
+    Drag, lift and skin friction are still summed per triangle.
     """
     n_bodies = pos.shape[0]
     inv_dx = 1.0 / dx
@@ -286,7 +379,60 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, m
         dtx = dty = dtz = 0.0
         vol = 0.0
         wet = 0.0
-        for tri in range(tri_off[m], tri_off[m + 1]):
+        top = -np.inf
+        for j in range(nv):
+            if world[j, 1] > top:
+                top = world[j, 1]
+        low = planes[b, 0] - radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))
+        submerged = solids[m, 0] > 0.0 and top < low
+        if submerged:
+            # pressure: rho g V up the surface normal (-p1, 1, -p2) through the centre of buoyancy
+            vb = solids[m, 0]
+            bx, by, bz = solids[m, 1], solids[m, 2], solids[m, 3]
+            rcx = rot[0, 0] * bx + rot[0, 1] * by + rot[0, 2] * bz
+            rcy = rot[1, 0] * bx + rot[1, 1] * by + rot[1, 2] * bz
+            rcz = rot[2, 0] * bx + rot[2, 1] * by + rot[2, 2] * bz
+            p = rho * g * vb
+            fx = -p * planes[b, 1]
+            fy = p
+            fz = -p * planes[b, 2]
+            tx = rcy * fz - rcz * fy
+            ty = rcz * fx - rcx * fz
+            tz = rcx * fy - rcy * fx
+            vol = vb
+            for tri in range(tri_off[m], tri_off[m + 1]):
+                fa = frames[tri, 3]
+                if fa <= 0.0:
+                    continue
+                i0 = model_tris[tri, 0]
+                i1 = model_tris[tri, 1]
+                i2 = model_tris[tri, 2]
+                ccx = (world[i0, 0] + world[i1, 0] + world[i2, 0]) / 3.0
+                ccz = (world[i0, 2] + world[i1, 2] + world[i2, 2]) / 3.0
+                rx = ccx - cx0
+                ry = (world[i0, 1] + world[i1, 1] + world[i2, 1]) / 3.0 - cy0
+                rz = ccz - cz0
+                bn0 = frames[tri, 0]
+                bn1 = frames[tri, 1]
+                bn2 = frames[tri, 2]
+                nx_ = rot[0, 0] * bn0 + rot[0, 1] * bn1 + rot[0, 2] * bn2
+                ny_ = rot[1, 0] * bn0 + rot[1, 1] * bn1 + rot[1, 2] * bn2
+                nz_ = rot[2, 0] * bn0 + rot[2, 1] * bn1 + rot[2, 2] * bn2
+                uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
+                urx = vx + (oy * rz - oz * ry) - uw
+                ury = vy + (oz * rx - ox * rz)
+                urz = vz + (ox * ry - oy * rx) - ww
+                speed = np.sqrt(urx * urx + ury * ury + urz * urz)
+                qfx, qfy, qfz = _dissipative(nx_, ny_, nz_, fa, urx, ury, urz, speed, rho, cd, cl,
+                                             area_factor, c_skin)
+                dfx += qfx
+                dfy += qfy
+                dfz += qfz
+                dtx += ry * qfz - rz * qfy
+                dty += rz * qfx - rx * qfz
+                dtz += rx * qfy - ry * qfx
+                wet += fa
+        for tri in range(tri_off[m], tri_off[m] if submerged else tri_off[m + 1]):
             i0 = model_tris[tri, 0]
             i1 = model_tris[tri, 1]
             i2 = model_tris[tri, 2]

@@ -71,7 +71,8 @@ class CoupleWater(System):
             all_verts = np.concatenate(verts) if verts else np.zeros((0, 3))
             all_tris = np.concatenate(tris) if tris else np.zeros((0, 3), np.int64)
             frames = coupling.triangle_frames(all_verts, all_tris, vert_off, tri_off)
-            self._pack = (all_verts, all_tris, vert_off, tri_off, radius, frames)
+            solids = coupling.closed_solids(all_verts, all_tris, vert_off, tri_off)
+            self._pack = (all_verts, all_tris, vert_off, tri_off, radius, frames, solids)
             self._packed_models = len(models)
         return self._pack
 
@@ -99,7 +100,7 @@ class CoupleWater(System):
             self._settle(water)
             return
         self._buffers(n)
-        verts, tris, vert_off, tri_off, model_radius, frames = self._pack_models()
+        verts, tris, vert_off, tri_off, model_radius, frames, solids = self._pack_models()
         model_id = store.model_id[:n].astype(np.int64)
         radius = model_radius[model_id]
         active = store.alive[:n].copy()
@@ -132,7 +133,7 @@ class CoupleWater(System):
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        coupling.water_to_bodies_framed(verts, tris, vert_off, tri_off, frames, model_id, pos, quat, vel, angvel,
+        coupling.water_to_bodies_framed(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
                                         radius, forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity,
                                         self.cd, self.cl, self.area_factor, self.c_skin, store.inv_mass[:n],
                                         store.inv_inertia[:n], dt, f, t, s, wet)
