@@ -123,8 +123,37 @@ def _water_velocity_scaled(u, w, gx, gz):
 RING_SAMPLES = 16
 
 
+@njit(cache=True, inline="always")
+def _sample_sum(a, c, x, z, dx):
+    """sample_centered of the field a + c (summed per cell, as the grid eta = bed + h would be)."""
+    nz, nx = a.shape
+    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
+    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
+    i0 = min(int(fx), nx - 2) if nx > 1 else 0
+    k0 = min(int(fz), nz - 2) if nz > 1 else 0
+    tx = fx - i0
+    tz = fz - k0
+    i1 = min(i0 + 1, nx - 1)
+    k1 = min(k0 + 1, nz - 1)
+    return ((1.0 - tz) * ((1.0 - tx) * (a[k0, i0] + c[k0, i0]) + tx * (a[k0, i1] + c[k0, i1]))
+            + tz * ((1.0 - tx) * (a[k1, i0] + c[k1, i0]) + tx * (a[k1, i1] + c[k1, i1])))
+
+
+@njit(cache=True)
+def ambient_planes_split(pos, radius, active, bed, h, dx, margin, planes):
+    """ambient_planes with eta = bed + h summed where sampled (no eta grid per step)."""
+    return _ambient_planes(pos, radius, active, bed, h, True, dx, margin, planes)
+
+
 @njit(cache=True)
 def ambient_planes(pos, radius, active, eta, dx, margin, planes):
+    """Fit eta ~ p0 + p1 (x - x_c) + p2 (z - z_c) to 16 samples on a ring of radius
+    `radius + margin` around each body's centre (x_c, z_c); planes (N, 3) is overwritten."""
+    return _ambient_planes(pos, radius, active, eta, eta, False, dx, margin, planes)
+
+
+@njit(cache=True, inline="always")
+def _ambient_planes(pos, radius, active, eta, h, split, dx, margin, planes):
     """Fit eta ~ p0 + p1 (x - x_c) + p2 (z - z_c) to 16 samples on a ring of radius
     `radius + margin` around each body's centre (x_c, z_c); planes (N, 3) is overwritten."""
     nz, nx = eta.shape
@@ -150,7 +179,7 @@ def ambient_planes(pos, radius, active, eta, dx, margin, planes):
         for j in range(RING_SAMPLES):
             x = min(max(pos[b, 0] + r * ring_c[j], 0.0), xmax)
             z = min(max(pos[b, 2] + r * ring_s[j], 0.0), zmax)
-            e = sample_centered(eta, x, z, dx)
+            e = _sample_sum(eta, h, x, z, dx) if split else sample_centered(eta, x, z, dx)
             ox = x - pos[b, 0]
             oz = z - pos[b, 2]
             s_x += ox
@@ -587,6 +616,24 @@ def _owns_edge(p, q, sign: float) -> bool:
 @njit(cache=True)
 def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
                    planes, bed, dx, out):
+    """Height of body inside each water column, below the surface (m): out[k, i], overwritten
+    (see _covered_height)."""
+    return _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+                           planes, bed, dx, out, True)
+
+
+@njit(cache=True)
+def covered_height_raw(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+                       planes, bed, dx, out):
+    """covered_height added into out, which must be all zero on entry, and not clamped at zero
+    (settle_covered clamps): saves two passes over the grid per step."""
+    return _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+                           planes, bed, dx, out, False)
+
+
+@njit(cache=True, inline="always")
+def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
+                    planes, bed, dx, out, fresh):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
 
     Per triangle, every cell centre inside its (x, z) footprint gets +min(y, eta) for an upward
@@ -594,7 +641,8 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
     clamped to the bed). Serial: several bodies write the same cells.
     """
     nz, nx = out.shape
-    out[:, :] = 0.0
+    if fresh:
+        out[:, :] = 0.0
     world = np.empty((64, 5))     # per body: world x, y, z and x, z in cell units of each vertex
     kmin, kmax, imin, imax = nz, -1, nx, -1
     for b in range(pos.shape[0]):
@@ -663,7 +711,7 @@ def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, qu
                         y = bed[k, i]
                     e = _plane(planes, b, pos, px, pz)
                     out[k, i] += sign * (y if y < e else e)
-    for k in range(kmin, kmax + 1):            # only cells a triangle touched can be negative
+    for k in range(kmin, kmax + 1 if fresh else kmin):   # only cells a triangle touched can be negative
         for i in range(imin, imax + 1):
             if out[k, i] < 0.0:
                 out[k, i] = 0.0
@@ -743,3 +791,74 @@ def displace(h, b_new, b_old, alpha):
                 for i in range(nx):
                     h[k, i] *= scale
     return moved
+
+
+@njit(cache=True, inline="always")
+def _blur_row(a, tmp, k, nx):
+    tmp[k, 0] = 0.5 * a[k, 0] + 0.25 * (a[k, 0] + a[k, 1])
+    for i in range(1, nx - 1):
+        tmp[k, i] = 0.5 * a[k, i] + 0.25 * (a[k, i - 1] + a[k, i + 1])
+    tmp[k, nx - 1] = 0.5 * a[k, nx - 1] + 0.25 * (a[k, nx - 2] + a[k, nx - 1])
+
+
+@njit(cache=True, inline="always")
+def _blur_columns(a, tmp, nz, nx):
+    for i in range(nx):
+        a[0, i] = 0.5 * tmp[0, i] + 0.25 * (tmp[0, i] + tmp[1, i])
+    for k in range(1, nz - 1):
+        for i in range(nx):
+            a[k, i] = 0.5 * tmp[k, i] + 0.25 * (tmp[k - 1, i] + tmp[k + 1, i])
+    for i in range(nx):
+        a[nz - 1, i] = 0.5 * tmp[nz - 1, i] + 0.25 * (tmp[nz - 2, i] + tmp[nz - 1, i])
+
+
+@njit(cache=True)
+def settle_covered(b_new, b_static, tmp, passes, h, b_old):
+    """The per-step tail of the covered height, in as few passes over the grid as it takes:
+    b_new = max(b_new, 0) + b_static (b_new from covered_height_raw), `passes` blur passes (as
+    blur), b_new = min(b_new, h) (a body displaces only water that is there), then
+    displace(h, b_new, b_old, 1), leaving b_old all zero (ready for the next covered_height_raw).
+    Returns sum(b_new) (the displaced volume per dx^2)."""
+    nz, nx = b_new.shape
+    fused = passes > 0 and nx >= 2 and nz >= 2
+    for k in range(nz):
+        for i in range(nx):
+            v = b_new[k, i]
+            if v < 0.0:
+                v = 0.0
+            b_new[k, i] = v + b_static[k, i]
+        if fused:                                   # the first horizontal pass while the row is hot
+            _blur_row(b_new, tmp, k, nx)
+    if fused:
+        _blur_columns(b_new, tmp, nz, nx)
+        for _ in range(passes - 1):
+            for k in range(nz):
+                _blur_row(b_new, tmp, k, nx)
+            _blur_columns(b_new, tmp, nz, nx)
+    elif passes:
+        blur(b_new, tmp, passes)
+    # displace, with the clamp to the water there and the zeroing of b_old folded in
+    debt = 0.0
+    total = 0.0
+    for k in range(nz):
+        for i in range(nx):
+            bn = min(b_new[k, i], h[k, i])
+            b_new[k, i] = bn
+            total += bn
+            v = h[k, i] + (bn - b_old[k, i])
+            b_old[k, i] = 0.0
+            if v < 0.0:
+                debt -= v
+                v = 0.0
+            h[k, i] = v
+    if debt > 0.0:
+        wet = 0.0
+        for k in range(nz):
+            for i in range(nx):
+                wet += h[k, i]
+        if wet > debt:
+            scale = 1.0 - debt / wet
+            for k in range(nz):
+                for i in range(nx):
+                    h[k, i] *= scale
+    return total

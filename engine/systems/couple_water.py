@@ -105,9 +105,9 @@ class CoupleWater(System):
         radius = model_radius[model_id]
         active = store.alive[:n].copy()
         pos, quat, vel, angvel = store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n]
-        eta = water.bed + water.h
         planes = self._planes[:n]
-        coupling.ambient_planes(pos, radius, active, eta, water.dx, RING_MARGIN * water.dx, planes)
+        coupling.ambient_planes_split(pos, radius, active, water.bed, water.h, water.dx, RING_MARGIN * water.dx,
+                                      planes)
         self._filter_planes(planes, n, dt)
         # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
@@ -119,15 +119,16 @@ class CoupleWater(System):
             coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, asleep,
                                     planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
-        coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active & ~asleep,
-                                planes, water.bed, water.dx, self.b_new)
-        self.b_new += self.b_static
-        if self.blur_passes:
-            coupling.blur(self.b_new, self._tmp, self.blur_passes)
-        # a body displaces only water that is there: never more than the column holds (its own
-        # earlier displacement included), so bodies on a dry floor or shore make no puddles
-        np.minimum(self.b_new, water.h, out=self.b_new)
-        self._move_water(water)
+        # b_new is all zero here (settle_covered and _move_water leave it so)
+        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active & ~asleep,
+                                    planes, water.bed, water.dx, self.b_new)
+        # add the sleepers, blur, then a body displaces only water that is there: never more than
+        # the column holds (its own earlier displacement included), so bodies on a dry floor or
+        # shore make no puddles; then move the water (h += b - b_prev), all in one kernel
+        covered = coupling.settle_covered(self.b_new, self.b_static, self._tmp, self.blur_passes, water.h,
+                                          self.b_prev)
+        self.b_prev, self.b_new = self.b_new, self.b_prev
+        self.displaced = covered * water.dx * water.dx
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
         # sleeping bodies (resting on the floor) don't move: their forces only matter for waking
         # them, so each is looked at every WAKE_CHECK-th step, in turn
@@ -223,6 +224,7 @@ class CoupleWater(System):
     def _move_water(self, water) -> None:
         coupling.displace(water.h, self.b_new, self.b_prev, 1.0)
         self.b_prev, self.b_new = self.b_new, self.b_prev
+        self.b_new[...] = 0.0
         self.displaced = float(self.b_prev.sum()) * water.dx * water.dx
 
     def _splashes(self, n: int, s: np.ndarray, vel: np.ndarray, pos: np.ndarray, active: np.ndarray) -> None:
@@ -249,6 +251,7 @@ class CoupleWater(System):
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         self.b_prev[...] = state["b_prev"]
+        self.b_new[...] = 0.0
         self.b_static[...] = state["b_static"]
         self._static_set = state["static_set"].copy()
         pf, ww = state["planes_f"], state["was_wet"]
