@@ -223,9 +223,10 @@ def _xform(rot, com, lv, out, row):
 
 @njit(cache=True)
 def triangle_frames(model_verts, model_tris, vert_off, tri_off):
-    """Unit normal (model frame, outward for a counter-clockwise winding) and area of every packed
-    triangle: (T, 4) rows n_x, n_y, n_z, area; a degenerate triangle gets area 0."""
-    out = np.zeros((model_tris.shape[0], 4))
+    """Unit normal (model frame, outward for a counter-clockwise winding), area and centroid of
+    every packed triangle: (T, 7) rows n_x, n_y, n_z, area, c_x, c_y, c_z; a degenerate triangle
+    gets area 0."""
+    out = np.zeros((model_tris.shape[0], 7))
     for m in range(vert_off.shape[0] - 1):
         v0 = vert_off[m]
         for tri in range(tri_off[m], tri_off[m + 1]):
@@ -243,6 +244,8 @@ def triangle_frames(model_verts, model_tris, vert_off, tri_off):
                 out[tri, 1] = ny_ / ln
                 out[tri, 2] = nz_ / ln
                 out[tri, 3] = 0.5 * ln
+            for a_ in range(3):
+                out[tri, 4 + a_] = (a[a_] + b[a_] + c[a_]) / 3.0
     return out
 
 
@@ -361,7 +364,7 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
     the centre of mass; submerged_out (N,) with the submerged volume (m^3); wet_area_out (N,) with
     the wetted surface area (m^2). Scalar arithmetic throughout: no allocation per triangle.
 
-    frames (T, 4): each triangle's model-frame unit normal and area (triangle_frames), rotated
+    frames (T, 7): each triangle's model-frame unit normal, area and centroid (triangle_frames), rotated
     per body instead of recomputed; a triangle wholly below its surface is one piece of that area
     at its centroid and skips the clipping.
 
@@ -398,22 +401,25 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
         m = model_id[b]
         v0 = vert_off[m]
         nv = vert_off[m + 1] - v0
+        low = planes[b, 0] - radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))
+        submerged = solids[m, 0] > 0.0 and cy0 + radius[b] < low
+        if solids[m, 0] > 0.0 and not submerged and cy0 - radius[b] < low:
+            top = -np.inf                         # the highest vertex decides
+            for j in range(nv):
+                lv = model_verts[v0 + j]
+                top = max(top, cy0 + rot[1, 0] * lv[0] + rot[1, 1] * lv[1] + rot[1, 2] * lv[2])
+            submerged = top < low
         if world.shape[0] < nv:
             world = np.empty((nv, 3))
-        for j in range(nv):                       # each vertex once: triangles share them
-            _xform(rot, pos[b], model_verts[v0 + j], world, j)
+        if not submerged:
+            for j in range(nv):                   # each vertex once: triangles share them
+                _xform(rot, pos[b], model_verts[v0 + j], world, j)
         fx = fy = fz = 0.0
         tx = ty = tz = 0.0
         dfx = dfy = dfz = 0.0       # drag, lift and skin friction, kept apart to be capped
         dtx = dty = dtz = 0.0
         vol = 0.0
         wet = 0.0
-        top = -np.inf
-        for j in range(nv):
-            if world[j, 1] > top:
-                top = world[j, 1]
-        low = planes[b, 0] - radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))
-        submerged = solids[m, 0] > 0.0 and top < low
         if submerged:
             # pressure: rho g V up the surface normal (-p1, 1, -p2) through the centre of buoyancy
             vb = solids[m, 0]
@@ -433,14 +439,15 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                 fa = frames[tri, 3]
                 if fa <= 0.0:
                     continue
-                i0 = model_tris[tri, 0]
-                i1 = model_tris[tri, 1]
-                i2 = model_tris[tri, 2]
-                ccx = (world[i0, 0] + world[i1, 0] + world[i2, 0]) / 3.0
-                ccz = (world[i0, 2] + world[i1, 2] + world[i2, 2]) / 3.0
-                rx = ccx - cx0
-                ry = (world[i0, 1] + world[i1, 1] + world[i2, 1]) / 3.0 - cy0
-                rz = ccz - cz0
+                # the centroid's arm from the centre of mass, rotated from the model frame
+                gx = frames[tri, 4]
+                gy = frames[tri, 5]
+                gz = frames[tri, 6]
+                rx = rot[0, 0] * gx + rot[0, 1] * gy + rot[0, 2] * gz
+                ry = rot[1, 0] * gx + rot[1, 1] * gy + rot[1, 2] * gz
+                rz = rot[2, 0] * gx + rot[2, 1] * gy + rot[2, 2] * gz
+                ccx = cx0 + rx
+                ccz = cz0 + rz
                 bn0 = frames[tri, 0]
                 bn1 = frames[tri, 1]
                 bn2 = frames[tri, 2]
