@@ -120,6 +120,27 @@ def _water_velocity_scaled(u, w, gx, gz):
     return uu, ww
 
 
+@njit(cache=True, inline="always")
+def _water_velocity_inside(u, w, gx, gz):
+    """_water_velocity_scaled for 0.5 <= gx, gz < n - 2 (cell units), where none of its clamps
+    bite: the same values without them."""
+    fz = gz - 0.5
+    i0 = int(gx)
+    k0 = int(fz)
+    tx = gx - i0
+    tz = fz - k0
+    uu = ((1.0 - tz) * ((1.0 - tx) * u[k0, i0] + tx * u[k0, i0 + 1])
+          + tz * ((1.0 - tx) * u[k0 + 1, i0] + tx * u[k0 + 1, i0 + 1]))
+    fx = gx - 0.5
+    i0 = int(fx)
+    k0 = int(gz)
+    tx = fx - i0
+    tz = gz - k0
+    ww = ((1.0 - tz) * ((1.0 - tx) * w[k0, i0] + tx * w[k0, i0 + 1])
+          + tz * ((1.0 - tx) * w[k0 + 1, i0] + tx * w[k0 + 1, i0 + 1]))
+    return uu, ww
+
+
 RING_SAMPLES = 16
 
 
@@ -313,9 +334,9 @@ def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_fa
     if speed > 1e-9:
         ndu = nx_ * urx + ny_ * ury + nz_ * urz
         if ndu >= 0.0:
-            ndu /= speed
-            a_eff = area * (area_factor * ndu + 1.0 - area_factor)
-            kd = 0.5 * rho * cd * a_eff * speed
+            # A_eff |u| = A (omega n.u + (1 - omega) |u|): no division by |u|
+            a_speed = area * (area_factor * ndu + (1.0 - area_factor) * speed)
+            kd = 0.5 * rho * cd * a_speed
             qfx -= kd * urx
             qfy -= kd * ury
             qfz -= kd * urz
@@ -324,7 +345,7 @@ def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_fa
             lz = nx_ * ury - ny_ * urx
             lm = np.sqrt(lx * lx + ly * ly + lz * lz)
             if lm > 1e-12:
-                kl = 0.5 * rho * cl * a_eff * speed / lm
+                kl = 0.5 * rho * cl * a_speed / lm
                 qfx -= kl * (ury * lz - urz * ly)
                 qfy -= kl * (urz * lx - urx * lz)
                 qfz -= kl * (urx * ly - ury * lx)
@@ -435,6 +456,13 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
             ty = rcz * fx - rcx * fz
             tz = rcx * fy - rcy * fx
             vol = vb
+            # every centroid is within the bounding sphere: if its footprint is clear of the
+            # grid's edges by the sampler's clamps, sample without them
+            gxl = (cx0 - radius[b]) * inv_dx
+            gxh = (cx0 + radius[b]) * inv_dx
+            gzl = (cz0 - radius[b]) * inv_dx
+            gzh = (cz0 + radius[b]) * inv_dx
+            inside = (gxl >= 1.0 and gzl >= 1.0 and gxh < u.shape[1] - 3.0 and gzh < w.shape[0] - 3.0)
             for tri in range(tri_off[m], tri_off[m + 1]):
                 fa = frames[tri, 3]
                 if fa <= 0.0:
@@ -454,7 +482,10 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                 nx_ = rot[0, 0] * bn0 + rot[0, 1] * bn1 + rot[0, 2] * bn2
                 ny_ = rot[1, 0] * bn0 + rot[1, 1] * bn1 + rot[1, 2] * bn2
                 nz_ = rot[2, 0] * bn0 + rot[2, 1] * bn1 + rot[2, 2] * bn2
-                uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
+                if inside:
+                    uw, ww = _water_velocity_inside(u, w, ccx * inv_dx, ccz * inv_dx)
+                else:
+                    uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
                 urx = vx + (oy * rz - oz * ry) - uw
                 ury = vy + (oz * rx - ox * rz)
                 urz = vz + (ox * ry - oy * rx) - ww
