@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.kernels import rigid
+
 CAPSULE, BOX = 0, 1
 
 
@@ -618,3 +620,53 @@ def _move(src, dst, ca, cb, cp, cn, cd, ck):
         ca[dst] = ca[src]; cb[dst] = cb[src]; cd[dst] = cd[src]; ck[dst] = ck[src]
         for i in range(3):
             cp[dst, i] = cp[src, i]; cn[dst, i] = cn[src, i]
+
+
+@njit(cache=True)
+def begin_substep(n, alive, timer, sleep_after, awake, quat, inv_inertia, rot, inv_iw, vel, angvel, force, torque,
+                  inv_mass, inertia, gravity, dt, vel0, angvel0, inv_mass_eff, radius, slop, margin, vel_pre, toi):
+    """One call for the start of a substep (IntegrateBodies): awake = alive and timer < sleep_after,
+    rigid.rotations, rigid.kick, rigid.freeze_sleepers, margins, then vel_pre = vel and toi = -1
+    (contact detection changes neither)."""
+    for i in range(n):
+        awake[i] = alive[i] and timer[i] < sleep_after
+    rigid.rotations(n, alive, quat, inv_inertia, rot, inv_iw)
+    rigid.kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
+               vel0, angvel0, rot, inv_iw)
+    rigid.freeze_sleepers(n, alive, awake, inv_mass, inv_mass_eff, inv_iw)
+    margins(n, alive, vel, angvel, radius, dt, slop, margin)
+    for i in range(n):
+        for c in range(3):
+            vel_pre[i, c] = vel[i, c]
+        toi[i] = -1.0
+    return 0
+
+
+@njit(cache=True)
+def remember(nc, ck, jn, jt, keys_out, j_out):
+    """The substep's impulses by contact key for the next warm start: keys_out[:nc] = the keys
+    sorted (stable), j_out[:nc] = (jn, jt1, jt2) in that order."""
+    order = np.argsort(ck[:nc], kind="mergesort")
+    for r in range(nc):
+        c = order[r]
+        keys_out[r] = ck[c]
+        j_out[r, 0] = jn[c]
+        j_out[r, 1] = jt[c, 0]
+        j_out[r, 2] = jt[c, 1]
+    return nc
+
+
+@njit(cache=True)
+def end_substep(n, nc, ca, cb, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt,
+                touching, alive, radius, inv_mass, friction, force, gravity, timer, sleep_speed, sleep_after):
+    """One call for the end of a substep (IntegrateBodies): rigid.drift, the bodies touching
+    something in this substep's contacts, rigid.update_sleep. Returns the number asleep."""
+    rigid.drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt)
+    for i in range(n):
+        touching[i] = False
+    for c in range(nc):
+        touching[ca[c]] = True
+        if cb[c] >= 0:
+            touching[cb[c]] = True
+    return rigid.update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touching, gravity, timer,
+                              dt, sleep_speed, sleep_after)

@@ -60,6 +60,9 @@ class IntegrateBodies(System):
         self.prev_keys = np.zeros(0, np.int64)   # last (sub)step's contact keys, sorted, for warm starting
         self.prev_j = np.zeros((0, 3))
         self.prev_h = 0.0
+        self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
+        self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
+        self._mem_turn = 0
         self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
 
     def state(self) -> dict[str, np.ndarray]:
@@ -112,18 +115,14 @@ class IntegrateBodies(System):
         total_contacts = 0
         self.sleeping = 0
         for _ in range(subs):
-            awake = self.awake[:n]
-            np.logical_and(st.alive[:n], st.sleep[:n] < self.sleep_after, out=awake)
-            rigid.rotations(n, st.alive, st.quat, st.inv_inertia, self.rot, self.inv_iw)
-            rigid.kick(n, self.awake, st.vel, st.angvel, st.quat, st.force, st.torque, st.inv_mass,
-                       st.inertia, st.inv_inertia, sim.gravity, h, self.vel0, self.angvel0, self.rot, self.inv_iw)
-            rigid.freeze_sleepers(n, st.alive, self.awake, st.inv_mass, self.inv_mass_eff, self.inv_iw)
-            contacts.margins(n, st.alive, st.vel, st.angvel, st.radius, h, SLOP, self.margin)
+            # awake mask, rotations, kick, freezing the sleepers, margins, vel_pre = vel, toi = -1
+            contacts.begin_substep(n, st.alive, st.sleep, float(self.sleep_after), self.awake, st.quat,
+                                   st.inv_inertia, self.rot, self.inv_iw, st.vel, st.angvel, st.force, st.torque,
+                                   st.inv_mass, st.inertia, sim.gravity, h, self.vel0, self.angvel0,
+                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi)
             nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
                               prim_start, prims)
             total_contacts += nc
-            self.vel_pre[:n] = st.vel[:n]
-            self.toi[:n] = -1.0
             if nc:
                 warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
                 contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
@@ -138,17 +137,12 @@ class IntegrateBodies(System):
                     runs.append((self.ia[:m].copy(), self.ib[:m].copy(), self.ij[:m].copy(),
                                  self.ip[:m].copy(), self.inn[:m].copy()))
             self._remember(nc, h)
-            rigid.drift(n, self.awake, st.pos, st.vel, self.vel0, self.vel_pre, st.quat, st.angvel,
-                        st.inertia, st.inv_inertia, self.toi, h)
-            touching = self.touching[:n]
-            touching[:] = False
-            if nc:
-                touching[self.ca[:nc]] = True
-                cb = self.cb[:nc]
-                touching[cb[cb >= 0]] = True
-            self.sleeping = rigid.update_sleep(n, st.alive, st.vel, st.angvel, st.radius, st.inv_mass, st.friction,
-                                               st.force, touching, sim.gravity, st.sleep, h, SLEEP_SPEED,
-                                               self.sleep_after)
+            # drift, the bodies touching something, sleep bookkeeping
+            self.sleeping = contacts.end_substep(n, nc, self.ca, self.cb, self.awake, st.pos, st.vel, self.vel0,
+                                                 self.vel_pre, st.quat, st.angvel, st.inertia, st.inv_inertia,
+                                                 self.toi, h, self.touching, st.alive, st.radius, st.inv_mass,
+                                                 st.friction, st.force, sim.gravity, st.sleep, SLEEP_SPEED,
+                                                 float(self.sleep_after))
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts
@@ -158,10 +152,16 @@ class IntegrateBodies(System):
 
     def _remember(self, nc: int, h: float) -> None:
         """Keep this (sub)step's impulses by contact key for the next warm start."""
-        keys = self.ck[:nc]
-        order = np.argsort(keys, kind="stable")
-        self.prev_keys = keys[order]
-        self.prev_j = np.column_stack([self.jn[:nc], self.jt[:nc]])[order]
+        # two buffers in turn: the solver reads the previous substep's while this one is written
+        if len(self._mem_keys[0]) < nc:
+            cap = max(nc, 2 * len(self._mem_keys[0]), 64)
+            self._mem_keys = [np.zeros(cap, np.int64), np.zeros(cap, np.int64)]
+            self._mem_j = [np.zeros((cap, 3)), np.zeros((cap, 3))]
+        self._mem_turn ^= 1
+        keys, j = self._mem_keys[self._mem_turn], self._mem_j[self._mem_turn]
+        contacts.remember(nc, self.ck, self.jn, self.jt, keys, j)
+        self.prev_keys = keys[:nc]
+        self.prev_j = j[:nc]
         self.prev_h = h
 
     def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
