@@ -900,3 +900,37 @@ def settle_covered(b_new, b_static, tmp, passes, h, b_old):
                 for i in range(nx):
                     h[k, i] *= scale
     return total
+
+
+@njit(cache=True)
+def filter_planes(planes, smooth, a, jump):
+    """Low-pass the fitted planes: a row of smooth that is unset (NaN) or more than `jump` from the
+    fresh fit restarts at it; then smooth += a (planes - smooth) and planes = smooth."""
+    for b in range(planes.shape[0]):
+        if not np.isfinite(smooth[b, 0]) or abs(smooth[b, 0] - planes[b, 0]) > jump:
+            for c in range(3):
+                smooth[b, c] = planes[b, c]
+        for c in range(3):
+            smooth[b, c] += a * (planes[b, c] - smooth[b, c])
+            planes[b, c] = smooth[b, c]
+    return 0
+
+
+@njit(cache=True)
+def gather_forces(forced, active, f, t, s, vel, force, torque, submerged, was_wet, splash_speed, entering):
+    """force += f, torque += t, submerged = s where forced; then the bodies entering the water
+    (wet now, not wet before, falling faster than splash_speed) into entering, was_wet updated.
+    Returns how many entered."""
+    count = 0
+    for b in range(f.shape[0]):
+        for c in range(3):
+            force[b, c] += f[b, c]
+            torque[b, c] += t[b, c]
+        if forced[b]:
+            submerged[b] = s[b]
+        wet = submerged[b] > 0.0 and active[b]
+        entering[b] = wet and not was_wet[b] and vel[b, 1] < -splash_speed
+        if entering[b]:
+            count += 1
+        was_wet[b] = wet
+    return count

@@ -48,6 +48,7 @@ class CoupleWater(System):
         self._planes = np.zeros((0, 3))
         self._planes_f = np.zeros((0, 3))
         self._was_wet = np.zeros(0, dtype=np.bool_)
+        self._entering = np.zeros(0, dtype=np.bool_)
         phys = sim.level.physics
         self.rho = phys.water_density
         self.cd = phys.drag_coefficient
@@ -90,6 +91,7 @@ class CoupleWater(System):
             was = np.zeros(cap, dtype=np.bool_)
             was[: len(self._was_wet)] = self._was_wet
             self._was_wet = was
+            self._entering = np.zeros(cap, dtype=np.bool_)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -138,10 +140,10 @@ class CoupleWater(System):
                                         radius, forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity,
                                         self.cd, self.cl, self.area_factor, self.c_skin, store.inv_mass[:n],
                                         store.inv_inertia[:n], dt, f, t, s, wet)
-        store.force[:n] += f
-        store.torque[:n] += t
-        store.submerged[:n][forced] = s[forced]
-        self._splashes(n, store.submerged[:n], vel, pos, active)
+        entering = self._entering[:n]
+        if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
+                                  store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
+            self._splashes(entering, vel, pos)
         self._held_water(dt, planes)
 
     def _held_water(self, dt: float, planes: np.ndarray) -> None:
@@ -208,12 +210,8 @@ class CoupleWater(System):
     def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
         """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes
         itself, a little late; followed at once, that delayed echo pumps energy into heave."""
-        smooth = self._planes_f[:n]
-        fresh = ~np.isfinite(smooth[:, 0]) | (np.abs(smooth[:, 0] - planes[:, 0]) > 0.25)
-        smooth[fresh] = planes[fresh]
         a = min(1.0, dt / self.plane_tau) if self.plane_tau > 0 else 1.0
-        smooth += a * (planes - smooth)
-        planes[...] = smooth
+        coupling.filter_planes(planes, self._planes_f[:n], a, 0.25)
 
     def _settle(self, water) -> None:
         """No bodies: give back whatever volume they still held aside."""
@@ -227,12 +225,8 @@ class CoupleWater(System):
         self.b_new[...] = 0.0
         self.displaced = float(self.b_prev.sum()) * water.dx * water.dx
 
-    def _splashes(self, n: int, s: np.ndarray, vel: np.ndarray, pos: np.ndarray, active: np.ndarray) -> None:
-        wet = (s > 0.0) & active
-        entering = wet & ~self._was_wet[:n] & (vel[:, 1] < -SPLASH_SPEED)
-        self._was_wet[:n] = wet
-        if not entering.any():
-            return
+    def _splashes(self, entering: np.ndarray, vel: np.ndarray, pos: np.ndarray) -> None:
+        """A Splash for each body that entered the water this step (gather_forces marks them)."""
         slots = {ref.slot: e for e, ref in esper.get_component(BodyRef)}
         for slot in np.flatnonzero(entering):
             e = slots.get(int(slot))
