@@ -32,6 +32,8 @@ PARALLEL_MIN_CELLS = 160 * 160
 ADAPTIVE_THREADS = True
 PROBE_EVERY = 64      # steps between timings of the thread count not in use
 PROBE_STEPS = 3       # steps per timing
+PROBE_SPARSE = 4      # one thread slower than all by SPARSE_RATIO: re-time it 4 times less often
+SPARSE_RATIO = 1.5
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 
@@ -238,9 +240,14 @@ class WaterGrid:
             return available
         if len(self._pace.get(1, ())) < PROBE_STEPS:
             return 1
-        faster = 1 if _median(self._pace[1]) < _median(self._pace[available]) else available
+        one, many = _median(self._pace[1]), _median(self._pace[available])
+        faster = 1 if one < many else available
         slower = available if faster == 1 else 1
-        return slower if self._steps % PROBE_EVERY < PROBE_STEPS else faster
+        # one thread far slower than all (a quiet machine): its re-timings cost the most and tell
+        # the least, so they come PROBE_SPARSE times less often; the parallel steps are timed all
+        # along, and once they slow down (a busy machine) the ratio drops and the usual pace returns
+        every = PROBE_EVERY * PROBE_SPARSE if faster == available and one > SPARSE_RATIO * many else PROBE_EVERY
+        return slower if self._steps % every < PROBE_STEPS else faster
 
     def _pour(self, dt: float) -> None:
         """Apply the persistent sources and the level's inflow sides for one step of dt."""
