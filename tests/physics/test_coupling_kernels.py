@@ -133,3 +133,66 @@ def test_displace_moves_volume_exactly_even_where_columns_run_dry():
     coupling.displace(h, b_new, b_old, 1.0)
     assert h.min() >= 0.0
     assert h.sum() == pytest.approx(before - 0.2, abs=1e-12)
+
+
+def test_the_submerged_shortcut_equals_the_per_triangle_sum():
+    """A closed body wholly under water: rho g V through the centre of buoyancy (divergence theorem)
+    is the same force as the clipped per-triangle pressure sum."""
+    r = 0.1
+    v, t = uv_sphere(r)
+    pool = Pool()
+    pos = np.array([[0.3, 0.2, 0.34]])
+    quat = np.array([[0.9, 0.1, 0.3, 0.2]]) / np.linalg.norm([0.9, 0.1, 0.3, 0.2])
+    offs = (np.array([0, len(v)]), np.array([0, len(t)]))
+    frames = coupling.triangle_frames(v, t, *offs)
+    planes = planes_for(pool, pos[0], r)
+    results = []
+    for solids in (coupling.closed_solids(v, t, *offs), np.zeros((1, 4))):   # shortcut on / off
+        out = [np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1), np.zeros(1)]
+        coupling.water_to_bodies_framed(v, t, *offs, frames, solids, np.array([0]), pos, quat, np.zeros((1, 3)),
+                                        np.zeros((1, 3)), np.array([r]), np.array([True]), planes, pool.u, pool.w,
+                                        pool.dx, RHO, G, 0.8, 0.007, 0.9, 0.0, np.array([1.0]),
+                                        np.array([np.eye(3)]), 1e-3, *out)
+        results.append(out)
+    (f1, t1, s1, _), (f2, t2, s2, _) = results
+    assert coupling.closed_solids(v, t, *offs)[0, 0] == pytest.approx(mesh_volume(v, t), rel=1e-12)
+    assert f1[0] == pytest.approx(f2[0], rel=1e-9, abs=1e-9)
+    assert s1[0] == pytest.approx(s2[0], rel=1e-9)
+    assert np.abs(t1 - t2).max() < 1e-3 * f1[0, 1] * r
+
+
+def test_the_fused_covered_height_step_equals_the_plain_one():
+    """covered_height_raw + settle_covered == covered_height, + sleepers, blur, clamp to h, displace."""
+    r = 0.1
+    v, t = uv_sphere(r)
+    offs = (np.array([0, len(v)]), np.array([0, len(t)]))
+    pool = Pool()
+    rng = np.random.default_rng(2)
+    h = 0.5 + rng.uniform(-0.01, 0.01, pool.eta.shape)
+    pos = np.array([[0.3, 0.5, 0.3], [0.32, 0.45, 0.36]])
+    quat = np.array([[1.0, 0, 0, 0], [0.8, 0.6, 0.0, 0.0]])
+    radius = np.array([r, r])
+    planes = np.array([[0.5, 0.0, 0.0], [0.5, 0.01, -0.01]])
+    awake, asleep = np.array([True, False]), np.array([False, True])
+    b_old = rng.uniform(0.0, 0.02, h.shape)
+
+    static = np.zeros_like(h)
+    coupling.covered_height(v, t, *offs, np.array([0, 0]), pos, quat, radius, asleep, planes, pool.bed, pool.dx, static)
+    # the plain path
+    b = np.zeros_like(h)
+    coupling.covered_height(v, t, *offs, np.array([0, 0]), pos, quat, radius, awake, planes, pool.bed, pool.dx, b)
+    b += static
+    coupling.blur(b, np.zeros_like(h), 2)
+    h1 = h.copy()
+    b = np.minimum(b, h1)
+    coupling.displace(h1, b, b_old.copy(), 1.0)
+    # the fused path
+    b2 = np.zeros_like(h)
+    coupling.covered_height_raw(v, t, *offs, np.array([0, 0]), pos, quat, radius, awake, planes, pool.bed, pool.dx, b2)
+    h2 = h.copy()
+    old2 = b_old.copy()
+    total = coupling.settle_covered(b2, static, np.zeros_like(h), 2, h2, old2)
+    assert np.allclose(b2, b, rtol=0, atol=1e-12)
+    assert np.allclose(h2, h1, rtol=0, atol=1e-12)
+    assert total == pytest.approx(b.sum(), rel=1e-12)
+    assert not old2.any()                      # left zero for the next step
