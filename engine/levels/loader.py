@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
-from engine.levels.checks import check_contents, check_files
+from engine.levels.checks import _clean, check_contents, check_files
 from engine.levels.fields import Problem, build
 from engine.levels.locate import LineMap
 from engine.levels.schema import Level
@@ -86,6 +86,7 @@ def parse_level(text: str, path: Path | str | None = None) -> Level:
     level = build(Level, data, "", problems)
     # checks across sections run even when some values are bad: they skip what has a problem
     bad = {key for key, _ in problems}
+    problems.extend(level.check_across(_clean(bad)))
     problems.extend(check_contents(level, bad))
     problems.extend(check_files(dataclasses.replace(level, path=p), bad))
     extra: dict[str, Any] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from engine.levels.features import (MaterialSpec, ObjectSpec, ObstacleSpec, TerrainSpec, ThrowableSpec,
                                     WaveMakerSpec, materials_table)
@@ -219,20 +219,29 @@ class Level:
     TOML_NAMES = MappingProxyType({"bottle": "bottles", "light": "lights", "obstacle": "obstacles",
                                    "wave_maker": "wave_makers", "object": "objects", "throwable": "throwables"})
 
-    def check(self) -> list[Problem]:
+    def check_across(self, ok: Callable[[str], bool]) -> list[Problem]:
+        """Problems between sections; `ok(key)` says a key (and the pool) has no problem of its own.
+
+        Run by the loader on every load, even when other values are bad, so the list is complete.
+        """
         out: list[Problem] = []
+        pool_ok = ok("pool.size")
         sx, sz = self.pool.size
         for j, b in enumerate(self.bottles):
+            if not (pool_ok and ok(f"bottle[{j}].position")) or b.position is None:
+                continue
             x, y, z = b.position
             if not (0.0 <= x <= sx and 0.0 <= z <= sz) or y < 0.0:
                 out.append((f"bottle[{j}].position", f"({x:g}, {y:g}, {z:g}) is outside the pool "
                             f"(x in [0, {sx:g}], z in [0, {sz:g}], y >= 0)"))
         for j, bump in enumerate(self.water.bumps):
+            if not (pool_ok and ok(f"water.bump[{j}].center")) or bump.center is None:
+                continue
             cx, cz = bump.center
             if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
                 out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
         if len(self.lights) > 4:
             out.append(("light[4]", f"at most 4 point lights (got {len(self.lights)})"))
-        if self.water.level > self.pool.wall_height:
+        if ok("water.level") and ok("pool.wall_height") and self.water.level > self.pool.wall_height:
             out.append(("water.level", f"{self.water.level:g} m is above the walls ({self.pool.wall_height:g} m)"))
         return out

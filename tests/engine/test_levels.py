@@ -101,3 +101,8 @@ def test_bottles_validate_ok(levels_dir):
     out = subprocess.run([sys.executable, "-m", "game", "validate", str(levels_dir / "calm_pool.toml")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_cross_section_checks_still_run_when_other_values_are_bad():
+    got = problems("[pool]\nsize = [1.0, 1.0]\ncell = 0.5\n[[bottle]]\nposition = [3.0, 0.5, 0.5]\nfill = 2\n")
+    assert {k for _, k, _ in got} == {"pool.cell", "bottle[0].position", "bottle[0].fill"}
