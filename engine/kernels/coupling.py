@@ -798,6 +798,24 @@ def _blur_small(a, tmp, passes):
     return 0
 
 
+@njit(cache=True, inline="always")
+def _repay(h, debt):
+    """Take `debt` m (per dx^2) of water from every cell in proportion to its depth: the columns
+    a body left could not give back all it had put in; this cannot make any cell negative."""
+    if debt <= 0.0:
+        return
+    nz, nx = h.shape
+    wet = 0.0
+    for k in range(nz):
+        for i in range(nx):
+            wet += h[k, i]
+    if wet > debt:
+        scale = 1.0 - debt / wet
+        for k in range(nz):
+            for i in range(nx):
+                h[k, i] *= scale
+
+
 @njit(cache=True)
 def displace(h, b_new, b_old, alpha):
     """Move the water the bodies displaced: h += alpha (b_new - b_old), volume-exact.
@@ -817,17 +835,7 @@ def displace(h, b_new, b_old, alpha):
                 debt -= v
                 v = 0.0
             h[k, i] = v
-    # repay the debt from every cell in proportion to its depth (cannot make any negative)
-    if debt > 0.0:
-        total = 0.0
-        for k in range(nz):
-            for i in range(nx):
-                total += h[k, i]
-        if total > debt:
-            scale = 1.0 - debt / total
-            for k in range(nz):
-                for i in range(nx):
-                    h[k, i] *= scale
+    _repay(h, debt)
     return moved
 
 
@@ -889,16 +897,7 @@ def settle_covered(b_new, b_static, tmp, passes, h, b_old):
                 debt -= v
                 v = 0.0
             h[k, i] = v
-    if debt > 0.0:
-        wet = 0.0
-        for k in range(nz):
-            for i in range(nx):
-                wet += h[k, i]
-        if wet > debt:
-            scale = 1.0 - debt / wet
-            for k in range(nz):
-                for i in range(nx):
-                    h[k, i] *= scale
+    _repay(h, debt)
     return total
 
 

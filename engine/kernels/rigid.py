@@ -28,23 +28,28 @@ def quat_to_matrix(q):
     return r
 
 
-@njit(cache=True)
-def _sandwich(r, m):
-    """R M R^T for 3x3 matrices (explicit loops: numba's @ needs SciPy's BLAS)."""
-    t = np.zeros((3, 3))
+@njit(cache=True, inline="always")
+def _sandwich_into(r, m, t, out):
+    """out = R M R^T (t: 3x3 scratch); out must not alias r or m."""
     for i in range(3):
         for j in range(3):
             acc = 0.0
             for k in range(3):
                 acc += r[i, k] * m[k, j]
             t[i, j] = acc
-    out = np.zeros((3, 3))
     for i in range(3):
         for j in range(3):
             acc = 0.0
             for k in range(3):
                 acc += t[i, k] * r[j, k]
             out[i, j] = acc
+
+
+@njit(cache=True)
+def _sandwich(r, m):
+    """R M R^T for 3x3 matrices (explicit loops: numba's @ needs SciPy's BLAS)."""
+    out = np.zeros((3, 3))
+    _sandwich_into(r, m, np.zeros((3, 3)), out)
     return out
 
 
@@ -91,21 +96,6 @@ def _qmat_into(q, r):
     r[2, 0] = 2.0 * (x * z - w * y); r[2, 1] = 2.0 * (y * z + w * x); r[2, 2] = 1.0 - 2.0 * (x * x + y * y)
 
 
-@njit(cache=True, inline="always")
-def _sandwich_into(r, m, t, out):
-    """out = R M R^T (t: 3x3 scratch); out must not alias r or m."""
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(3):
-                acc += r[i, k] * m[k, j]
-            t[i, j] = acc
-    for i in range(3):
-        for j in range(3):
-            acc = 0.0
-            for k in range(3):
-                acc += t[i, k] * r[j, k]
-            out[i, j] = acc
 
 
 @njit(cache=True, inline="always")
