@@ -63,9 +63,6 @@ class WaterGrid:
     substeps: int = field(default=0, init=False)  # CFL substeps the last step took
     _sides: NDArray[np.int64] = field(init=False, repr=False)
     _side_eta: NDArray[np.float64] = field(init=False, repr=False)
-    _u2: NDArray[np.float64] = field(init=False, repr=False)
-    _w2: NDArray[np.float64] = field(init=False, repr=False)
-    _hn: NDArray[np.float64] = field(init=False, repr=False)
     _rows: NDArray[np.int64] = field(init=False, repr=False)
     _inflow: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
@@ -97,9 +94,6 @@ class WaterGrid:
                 levels.append(spec.level if drain_to else _mean_wet_surface(eta[edge], self.h[edge]))
             self.open_level = tuple(levels)  # type: ignore[assignment]
         self._side_eta = np.array(self.open_level, dtype=np.float64)
-        self._u2 = np.zeros_like(self.u)
-        self._w2 = np.zeros_like(self.w)
-        self._hn = np.zeros_like(self.h)
         self._rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
         self._inflow = np.zeros(nz)
         self._sources = {}
@@ -204,11 +198,11 @@ class WaterGrid:
             numba.set_num_threads(use)
         try:
             t0 = perf_counter()
-            with announce_compile(sw.advance, sw._substep, sw._stats):
+            with announce_compile(sw.advance, sw._sweep, sw._stats):
                 status, t, n, inflow = sw.advance(
-                    self.h, self.bed, self.u, self.w, self.ax, self.az, self._u2, self._w2, self._hn, self._rows,
-                    self._inflow, self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt),
-                    has_ext, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY)
+                    self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._sides,
+                    self._side_eta, float(self.dx), float(self.gravity), float(dt), has_ext, sw.CFL,
+                    sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
                 recent.append((perf_counter() - t0) / (n * self.h.size))

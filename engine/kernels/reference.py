@@ -111,20 +111,20 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
 def advance(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, side_eta: NDArray,
             dx: float, g: float, dt: float, cfl: float = sw.CFL, flow_cfl: float = sw.FLOW_CFL,
             clamp: float = sw.CLAMP, dry: float = sw.DRY) -> tuple[int, float]:
-    """Take one fixed step of dt in CFL substeps, in place; return (substeps, boundary volume m^3)."""
-    remaining, n, bvol = dt, 0, 0.0
-    while remaining > 0.0:
-        hmax = float(h.max())
-        vmax = float(max(np.abs(u).max(), np.abs(w).max()))
-        speed = math.sqrt(g * hmax) + vmax
-        s_cfl = remaining
-        if speed > 0.0:
-            s_cfl = min(s_cfl, cfl * dx / speed)
-        if vmax > 0.0:
-            s_cfl = min(s_cfl, flow_cfl * dx / vmax)
-        need = max(1, int(math.ceil(remaining / s_cfl)))
-        s = remaining if need == 1 else remaining / need
-        bvol += substep(h, bed, u, w, ax, az, sides, side_eta, dx, g, s, clamp, dry)
-        n += 1
-        remaining = 0.0 if need == 1 else remaining - s
+    """Take one fixed step of dt as n equal CFL substeps, in place; return (n, boundary volume m^3).
+
+    n is chosen once, from the state at the start of the step.
+    """
+    hmax = float(h.max())
+    vmax = float(max(np.abs(u).max(), np.abs(w).max()))
+    speed = math.sqrt(g * hmax) + vmax
+    s_cfl = dt
+    if speed > 0.0:
+        s_cfl = min(s_cfl, cfl * dx / speed)
+    if vmax > 0.0:
+        s_cfl = min(s_cfl, flow_cfl * dx / vmax)
+    n = max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
+    bvol = 0.0
+    for _ in range(n):
+        bvol += substep(h, bed, u, w, ax, az, sides, side_eta, dx, g, dt / n, clamp, dry)
     return n, bvol

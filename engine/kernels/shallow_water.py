@@ -6,13 +6,20 @@ Layout (SI units, index [k, i] <-> (z, x)):
     u       (nz, nx + 1)  x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
     w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
 
-`advance` takes one fixed step, split into CFL substeps; each substep is one sweep (`_substep`:
-advection, depth, velocities, walls), the state ping-ponging between (h, u, w) and the scratch
-(hn, u2, w2). Every kernel has one fixed set of numba flags: `_substep` uses prange and is
-compiled parallel; `advance` (the serial substep loop), `_stats`, `_copy` and the per-face
-helpers are serial. Inner loops are branch-free (upwind choices are
-max/min arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation
-and FMA but never assumes finite values, so NaN and infinities are still caught.
+`advance` takes one fixed step as n equal CFL substeps. The substeps do not each sweep the grid:
+`_sweep` runs up to MAX_LEVELS of them in one pass, as a pipeline over cell rows (temporal
+blocking). Substep 1 of row j needs the old state of rows j - 2 .. j + 2 only, so once row j + 2
+is loaded, substep 1 can finish row j, substep 2 row j - 2, substep 3 row j - 4, and so on; each
+substep keeps its last RING rows in a small ring buffer that stays in cache, and the grid is read
+and written once per pass instead of once per substep. The pass is split into row chunks, one per
+thread; a chunk also computes the 2 x levels rows beyond each of its edges (from a copy taken
+before the pass, since the neighbour overwrites them), so chunks never wait for each other and the
+result is bit for bit the same for any number of threads.
+
+Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
+parallel; the rest are serial. Inner loops are branch-free (upwind choices are max/min
+arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation and FMA
+but never assumes finite values, so NaN and infinities are still caught.
 `engine.kernels.reference` is the same scheme in plain numpy.
 """
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 # what a side of the pool does (the `sides` array holds one code per side, in SIDE order)
 REFLECTIVE = 0      # zero normal velocity
@@ -32,11 +39,24 @@ SIDE = ("x_min", "x_max", "z_min", "z_max")
 # stencil are stable for c dt / dx <= 1/sqrt(2) = 0.707 in 2D; a checkerboard of noise stayed
 # bounded for 3,000 substeps at 0.70 and blew up at 0.72. 0.66 keeps a 7% margin.
 CFL = 0.66
-FLOW_CFL = 0.25     # |v| dt / dx per substep: four outgoing faces can at most empty a cell, so h >= 0
-CLAMP = 0.5         # |v| dt / dx cap after the velocity update: no shoreline spikes, twice FLOW_CFL so flow can still speed up
+# The substep length is chosen once per step, from the state at its start, so the flow may speed
+# up during the step. FLOW_CFL bounds |v| dt / dx at the start; CLAMP caps it after every velocity
+# update. CLAMP = 0.25: four outgoing faces can at most empty a cell, so h >= 0 and no volume is
+# ever clipped into existence. FLOW_CFL < CLAMP leaves the flow 25% of headroom per step.
+FLOW_CFL = 0.2
+CLAMP = 0.25
 DRY = 1e-6          # m: a face carries flow only where the higher surface is this far above the higher bed
 MAX_SUBSTEPS = 1000  # more substeps than this in one fixed step is a runaway
 RUNAWAY = 1000.0    # m/s: a water speed above this is a runaway
+
+# Pipeline shape (see the module docstring): each substep trails the one before by LAG rows and
+# keeps RING rows (a power of two >= 2 LAG + 2). MAX_LEVELS substeps share one pass over the grid;
+# more substeps take more passes.
+LAG = 2
+RING = 8
+_RMASK = RING - 1
+MAX_LEVELS = 8
+MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: the 2 x LAG x levels halo rows stay a small overhead
 
 # status codes returned by `advance`
 OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
@@ -51,7 +71,6 @@ _ABS = 0x7FFFFFFFFFFFFFFF
 _INF_BITS = 0x7FF0000000000000
 
 _FAST = {"nsz", "arcp", "contract", "reassoc"}   # no nnan/ninf: non-finite values must stay visible
-
 
 @njit(cache=True, fastmath=_FAST)
 def _upwind(a, lo, mid, hi):
@@ -138,10 +157,16 @@ def _boundary_flux(vel, h_in, b_in, eta_out, inward):
     return max(v, 0.0) * max(eta_out - b_in, 0.0) + min(v, 0.0) * h_in
 
 
+
+def chunks_for(nz: int, threads: int) -> int:
+    """How many row chunks a pass over nz rows is split into on `threads` threads."""
+    return max(1, min(threads, nz // MIN_CHUNK_ROWS))
+
+
 @njit(cache=True)
-def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx, g, dt, has_ext,
-            cfl, flow_cfl, clamp, dry, max_substeps, runaway):
-    """Take one fixed step of dt seconds, in CFL substeps; update h, u, w in place.
+def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt, has_ext,
+            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks):
+    """Take one fixed step of dt seconds as n equal CFL substeps; update h, u, w in place.
 
     Equations (shallow water, bed height b, surface eta = b + h, external acceleration a):
 
@@ -158,100 +183,73 @@ def advance(h, bed, u, w, ax, az, u2, w2, hn, rows, inflow, sides, side_eta, dx,
         (hydrostatic reconstruction), zero on faces the water cannot reach over, |u| <= clamp / c;
     (4) walls: reflective sides get zero normal velocity, open sides the characteristic condition
         of `_open_velocity`.
-    The substep is s = min(cfl dx / (sqrt(g h_max) + v_max), flow_cfl dx / v_max), re-chosen after
-    every substep so that the last one ends exactly at dt.
+    From the state at the start of the step (h_max, v_max): s = dt / n with n the fewest substeps
+    that keep s <= cfl dx / (sqrt(g h_max) + v_max) and s <= flow_cfl dx / v_max.
 
-    Scratch: u2, w2, hn shaped like u, w, h (the other half of the ping-pong); rows int64 (nz + 1, NSTAT); inflow (nz,). `sides`
-    holds REFLECTIVE or OPEN for x_min, x_max, z_min, z_max and `side_eta` the outside surface
-    height of each, m. Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE or
-    RUNAWAY_STATUS, the time into the step t when it stopped, and the net m^3 that came in through
-    open sides.
+    Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN for x_min,
+    x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
+    chunks of a pass (`chunks_for`; any value gives the same result). Returns (status, t,
+    substeps, boundary_volume): status OK, NOT_FINITE or RUNAWAY_STATUS, the time into the step
+    when it stopped, and the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
     _stats(h, u, w, rows)
-    remaining = dt
-    elapsed = 0.0
+    hmax, vmax, finite = _reduce(rows)
+    if not finite:
+        return NOT_FINITE, 0.0, 0, 0.0
+    speed = math.sqrt(g * hmax) + vmax
+    s_cfl = dt
+    if speed > 0.0:
+        s_cfl = min(s_cfl, cfl * dx / speed)
+    if vmax > 0.0:
+        s_cfl = min(s_cfl, flow_cfl * dx / vmax)
+    n = max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
+    if vmax > runaway or n > max_substeps:
+        return RUNAWAY_STATUS, 0.0, 0, 0.0
+    s = dt / n
+    reach = LAG * min(n, MAX_LEVELS)
+    halo_h = np.empty((chunks, 2 * reach + 1, nx))
+    halo_u = np.empty((chunks, 2 * reach + 1, nx + 1))
+    halo_w = np.empty((chunks, 2 * reach + 1, nx))
+    done = 0
     bvol = 0.0
-    n = 0
-    pair = np.empty(2, dtype=np.int64)
-    # The state ping-pongs between (h, u, w) and the scratch (hn, u2, w2), one substep reading one
-    # set and writing the other: no copies per substep, and one copy back into the caller's live
-    # arrays only after an odd number of substeps.
-    h_cur, u_cur, w_cur = h, u, w
-    h_nxt, u_nxt, w_nxt = hn, u2, w2
-    status = OK
-    while True:
-        pair[0] = 0
-        pair[1] = 0
-        for k in range(nz + 1):
-            pair[0] = max(pair[0], rows[k, _H])
-            pair[1] = max(pair[1], rows[k, _V])
-        if pair[0] >= _INF_BITS or pair[1] >= _INF_BITS:
-            status = NOT_FINITE
-            break
-        hmax, vmax = pair.view(np.float64)
-        if remaining <= 0.0:
-            break
-        speed = math.sqrt(g * hmax) + vmax
-        s_cfl = remaining
-        if speed > 0.0:
-            s_cfl = min(s_cfl, cfl * dx / speed)
-        if vmax > 0.0:
-            s_cfl = min(s_cfl, flow_cfl * dx / vmax)
-        need = max(1, int(math.ceil(remaining / s_cfl)))
-        if vmax > runaway or n + need > max_substeps:
-            status = RUNAWAY_STATUS
-            break
-        s = remaining if need == 1 else remaining / need
-        _substep(h_cur, bed, u_cur, w_cur, ax, az, h_nxt, u_nxt, w_nxt, rows, inflow, sides,
-                 side_eta, g, dx, s, has_ext, clamp * dx / s, dry)
+    while done < n:
+        levels = min(MAX_LEVELS, n - done)
+        _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, has_ext,
+               clamp * dx / s, dry, chunks, halo_h, halo_u, halo_w)
         for k in range(nz):
             bvol += inflow[k]
-        h_cur, h_nxt = h_nxt, h_cur
-        u_cur, u_nxt = u_nxt, u_cur
-        w_cur, w_nxt = w_nxt, w_cur
-        n += 1
-        elapsed += s
-        remaining = 0.0 if need == 1 else remaining - s
-    if n % 2 == 1:
-        _copy(h_cur, h)
-        _copy(u_cur, u)
-        _copy(w_cur, w)
-    return status, elapsed, n, bvol
+        done += levels
+        hmax, vmax, finite = _reduce(rows)
+        if not finite:
+            return NOT_FINITE, done * s, done, bvol
+    return OK, dt, n, bvol
 
 
 @njit(cache=True)
-def _copy(src, dst):
-    """dst[...] = src (serial: one memcpy-speed pass, not worth a parallel kernel's compile time)."""
-    nz, nx = src.shape
-    for k in range(nz):
-        for i in range(nx):
-            dst[k, i] = src[k, i]
+def _reduce(rows):
+    """(h_max, v_max, all finite) from the per-row bit patterns in `rows`."""
+    pair = np.zeros(2, dtype=np.int64)
+    for k in range(rows.shape[0]):
+        pair[0] = max(pair[0], rows[k, _H])
+        pair[1] = max(pair[1], rows[k, _V])
+    finite = pair[0] < _INF_BITS and pair[1] < _INF_BITS
+    hmax, vmax = pair.view(np.float64)
+    return hmax, vmax, finite
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _stats(h, u, w, rows):
-    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT).
-
-    Serial: it runs once per step (the substeps refresh `rows` as they go) and reads at memory speed.
-    """
+    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT)."""
     nz, nx = h.shape
-    hb = h.view(np.int64)
-    ub = u.view(np.int64)
-    wb = w.view(np.int64)
-    for k in range(nz + 1):
+    for k in prange(nz + 1):
         hm = 0
-        vm = 0
+        vm = _max_bits(w[k])
         if k < nz:
-            for i in range(nx):
-                hm = max(hm, hb[k, i] & _ABS)
-            for i in range(nx + 1):
-                vm = max(vm, ub[k, i] & _ABS)
-        for i in range(nx):
-            vm = max(vm, wb[k, i] & _ABS)
+            hm = _max_bits(h[k])
+            vm = max(vm, _max_bits(u[k]))
         rows[k, _H] = hm
         rows[k, _V] = vm
-
 
 @njit(cache=True, fastmath=_FAST)
 def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry):
@@ -280,42 +278,42 @@ def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry):
         out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
 
 
+
 @njit(cache=True, fastmath=_FAST)
-def _advect_u_face_row(k, h, u, w, out, c, dry):
-    """Advected x faces of cell row k into out (boundary faces copied: the walls set them later)."""
-    nz = h.shape[0]
-    _advect_u_row(u[max(k - 1, 0)], u[k], u[min(k + 1, nz - 1)], w[k], w[k + 1], h[k], out, c, dry)
+def _advect_u(k, nz, H, U, W, out, c, dry):
+    """Advected x faces of cell row k into out, from ring buffers H, U, W (row r in slot r & _RMASK).
+
+    The first and last face of the row are copied: the walls set them later. Rows beyond the
+    grid's edge read the edge row.
+    """
+    _advect_u_row(U[max(k - 1, 0) & _RMASK], U[k & _RMASK], U[min(k + 1, nz - 1) & _RMASK],
+                  W[k & _RMASK], W[(k + 1) & _RMASK], H[k & _RMASK], out, c, dry)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _advect_w_face_row(k, h, u, w, out, c, dry):
+def _advect_w(k, nz, H, U, W, out, c, dry):
     """Advected z faces of face row k (0..nz) into out; the wall rows 0 and nz are copied."""
-    nz = h.shape[0]
     if k == 0 or k == nz:
-        r = w[k]
+        r = W[k & _RMASK]
         for i in range(out.shape[0]):
             out[i] = r[i]
     else:
-        _advect_w_row(w[k - 1], w[k], w[k + 1], u[k - 1], u[k], h[k - 1], h[k], out, c, dry)
+        _advect_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], W[(k + 1) & _RMASK], U[(k - 1) & _RMASK],
+                      U[k & _RMASK], H[(k - 1) & _RMASK], H[k & _RMASK], out, c, dry)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _depth_row(k, h, bed, ur, wl, wh, out, sides, side_eta, c, dry):
+def _depth_row(k, nz, hm, bm, hr, br, hp, bp, ur, wl, wh, out, sides, side_eta, c, dry):
     """New depth of cell row k into out, flux form with the upwind depth; return the inflow, m^2/s.
 
+    hm, hr, hp (bm, br, bp): depth (bed) of the rows below, at and above k, edge rows repeated;
     ur: the row's advected x faces; wl, wh: the advected z faces below and above it.
 
     Each interior face flux is evaluated by both cells beside it, with the same operands in the
     same order, so what leaves one cell is bit for bit what enters the next: the sum is conserved
     to round-off while every row stays an independent, vectorisable loop.
     """
-    nz, nx = h.shape
-    hr = h[k]
-    br = bed[k]
-    hm = h[max(k - 1, 0)]
-    bm = bed[max(k - 1, 0)]
-    hp = h[min(k + 1, nz - 1)]
-    bp = bed[min(k + 1, nz - 1)]
+    nx = hr.shape[0]
     low = 1.0 if k > 0 else 0.0          # the z walls are handled below
     high = 1.0 if k < nz - 1 else 0.0
     for i in range(1, nx - 1):
@@ -323,7 +321,7 @@ def _depth_row(k, h, bed, ur, wl, wh, out, sides, side_eta, c, dry):
         f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry)
         g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
         g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (FLOW_CFL)
+        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (CLAMP)
     q = 0.0
     for i in (0, nx - 1):
         f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry) if i > 0 else 0.0
@@ -348,8 +346,6 @@ def _depth_row(k, h, bed, ur, wl, wh, out, sides, side_eta, c, dry):
             out[i] = max(out[i] - c * g, 0.0)
             q -= g
     return q
-
-
 @njit(cache=True, fastmath=_FAST)
 def _u_row(hr, br, vin, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry):
     """x faces of one row from the new depth hr, side walls included; acc is the row's external
@@ -386,60 +382,144 @@ def _max_bits(a):
     return m
 
 
-ROWS_PER_CHUNK = 32   # rows one task sweeps in order; fixed, so results never depend on the thread count
+@njit(cache=True, fastmath=_FAST)
+def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
+    """A z wall's faces from the depth of the cell row beside it: zero, or the open condition."""
+    for i in range(out.shape[0]):
+        out[i] = _open_velocity(hr[i], br[i], eta_out, g, outward, vcap) if side == OPEN else 0.0
+
+
+@njit(cache=True, fastmath=_FAST)
+def _unit(j, nz, first, H, U, W, Hn, Un, Wn, carry, ua, wa, bed, ax, az, has_ext, sides, side_eta,
+          g, c, s, vcap, dry):
+    """Advance row j by one substep: its depth, its x faces and the z faces below it (and, for the
+    top row, the wall above). Return the row's inflow through open sides, m^2/s.
+
+    H, U, W: ring buffers of the state before the substep (rows j - 2 .. j + 2 are read); Hn, Un,
+    Wn: the rings being written (row j - 1 of Hn is read). carry holds the advected z faces below
+    row j, left by row j - 1; `first` (the first row this substep computes) makes them here
+    instead, with the new depth of row j - 1. ua, wa: scratch rows.
+    """
+    m = _RMASK
+    jm = max(j - 1, 0)
+    jp = min(j + 1, nz - 1)
+    gc = g * c
+    if first:
+        _advect_w(j, nz, H, U, W, carry, c, dry)
+        if j > 0:
+            jmm = max(j - 2, 0)
+            _advect_u(j - 1, nz, H, U, W, ua, c, dry)
+            _advect_w(j - 1, nz, H, U, W, wa, c, dry)
+            _depth_row(j - 1, nz, H[jmm & m], bed[jmm], H[jm & m], bed[jm], H[j & m], bed[j], ua, wa, carry,
+                       Hn[jm & m], sides, side_eta, c, dry)
+    _advect_u(j, nz, H, U, W, ua, c, dry)
+    _advect_w(j + 1, nz, H, U, W, wa, c, dry)
+    hr = Hn[j & m]
+    br = bed[j]
+    q = _depth_row(j, nz, H[jm & m], bed[jm], H[j & m], br, H[jp & m], bed[jp], ua, carry, wa, hr,
+                   sides, side_eta, c, dry)
+    _u_row(hr, br, ua, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s, vcap, dry)
+    if j == 0:
+        _wall_row(hr, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
+    else:
+        _w_row(Hn[jm & m], bed[jm], hr, br, carry, az[j], has_ext, Wn[j & m], gc, s, vcap, dry)
+    if j == nz - 1:
+        _wall_row(hr, br, sides[3], side_eta[3], g, 1.0, vcap, Wn[nz & m])
+    for i in range(carry.shape[0]):
+        carry[i] = wa[i]
+    return q
+
+
+@njit(cache=True)
+def _copy_row(src, dst):
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _substep(h, bed, u, w, ax, az, hn, un, wn, rows, inflow, sides, side_eta,
-             g, dx, s, has_ext, vcap, dry):
-    """One substep in one sweep: read h, u, w; write the new state into hn, un, wn; fill `rows`.
+def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, has_ext, vcap, dry,
+           chunks, halo_h, halo_u, halo_w):
+    """`levels` substeps of s seconds in one pass over the grid, in place (see the module docstring).
 
-    Each task takes ROWS_PER_CHUNK cell rows in order and keeps what the next row needs in private
-    rows: the advected z faces above row k are those below row k + 1, and the new depth of row
-    k - 1 (for the z faces below row k) was just written by the same task; only the first row of
-    a task recomputes its lower neighbour. The old state is only read and the new one only
-    written (they ping-pong in `advance`), so tasks never race, and every input array is streamed
-    through once: the seven arrays of the scheme's minimum traffic, plus ax, az when present.
+    Chunk t owns cell rows [k0, k1), their x faces and the z faces below them (the top chunk also
+    the wall face nz). It loads rows lo..hi = its own plus `reach` = LAG x levels beyond each edge;
+    substep l computes rows k0 - LAG (levels - l) .. k1 - 1 + LAG (levels - l), so every value it
+    needs was computed from real data, and the last substep writes exactly the owned rows. Rows the
+    neighbours own are copied into the halo buffers first, since the neighbours overwrite them.
+    Fills `rows` (statistics of the new state) and `inflow` (m^3 per owned row, summed over the
+    substeps).
     """
     nz, nx = h.shape
+    per = (nz + chunks - 1) // chunks
+    reach = LAG * levels
     c = s / dx
-    gc = g * c
-    chunks = (nz + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
     for t in prange(chunks):
-        k0 = t * ROWS_PER_CHUNK
-        k1 = min(k0 + ROWS_PER_CHUNK, nz)
-        ua = np.empty(nx + 1)        # advected x faces of the current row
-        wa_lo = np.empty(nx)         # advected z faces below it ...
-        wa_hi = np.empty(nx)         # ... and above it
-        below = np.empty(nx)         # new depth of row k0 - 1
-        _advect_w_face_row(k0, h, u, w, wa_lo, c, dry)
-        if k0 > 0:
-            w_below = np.empty(nx)
-            _advect_u_face_row(k0 - 1, h, u, w, ua, c, dry)
-            _advect_w_face_row(k0 - 1, h, u, w, w_below, c, dry)
-            _depth_row(k0 - 1, h, bed, ua, w_below, wa_lo, below, sides, side_eta, c, dry)
+        k0 = min(t * per, nz)
+        k1 = min(k0 + per, nz)
+        lo = max(0, k0 - reach)
+        hi = min(nz - 1, k1 - 1 + reach)
+        for r in range(lo, k0):
+            _copy_row(h[r], halo_h[t, r - lo])
+            _copy_row(u[r], halo_u[t, r - lo])
+            _copy_row(w[r], halo_w[t, r - lo])
+        for r in range(k1, hi + 1):
+            _copy_row(h[r], halo_h[t, reach + r - k1])
+            _copy_row(u[r], halo_u[t, reach + r - k1])
+            _copy_row(w[r], halo_w[t, reach + r - k1])
+        if k1 < nz and hi == nz - 1:
+            _copy_row(w[nz], halo_w[t, reach + nz - k1])
+    for t in prange(chunks):
+        k0 = min(t * per, nz)
+        k1 = min(k0 + per, nz)
+        if k0 >= k1:
+            continue
+        lo = max(0, k0 - reach)
+        hi = min(nz - 1, k1 - 1 + reach)
+        H = np.empty((levels + 1, RING, nx))
+        U = np.empty((levels + 1, RING, nx + 1))
+        W = np.empty((levels + 1, RING, nx))
+        carry = np.empty((levels + 1, nx))
+        ua = np.empty(nx + 1)
+        wa = np.empty(nx)
         for k in range(k0, k1):
-            _advect_u_face_row(k, h, u, w, ua, c, dry)
-            _advect_w_face_row(k + 1, h, u, w, wa_hi, c, dry)
-            hr = hn[k]
-            br = bed[k]
-            inflow[k] = _depth_row(k, h, bed, ua, wa_lo, wa_hi, hr, sides, side_eta, c, dry) * dx * s
-            _u_row(hr, br, ua, ax[k], has_ext, un[k], sides, side_eta, g, gc, s, vcap, dry)
-            out = wn[k]
-            if k == 0:
-                for i in range(nx):
-                    out[i] = _open_velocity(hr[i], br[i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
-            else:
-                h0 = hn[k - 1] if k > k0 else below
-                _w_row(h0, bed[k - 1], hr, br, wa_lo, az[k], has_ext, out, gc, s, vcap, dry)
-            rows[k, _H] = _max_bits(hr)
-            rows[k, _V] = max(_max_bits(un[k]), _max_bits(out))
-            wa_lo, wa_hi = wa_hi, wa_lo
-        if k1 == nz:
-            out = wn[nz]
-            hr = hn[nz - 1]
-            br = bed[nz - 1]
-            for i in range(nx):
-                out[i] = _open_velocity(hr[i], br[i], side_eta[3], g, 1.0, vcap) if sides[3] == OPEN else 0.0
-            rows[nz, _H] = 0
-            rows[nz, _V] = _max_bits(out)
+            inflow[k] = 0.0
+        for it in range(lo, k1 + reach):
+            r = it
+            if r <= hi:                  # load row r into the ring of substep 0
+                slot = r & _RMASK
+                if r < k0:
+                    _copy_row(halo_h[t, r - lo], H[0, slot])
+                    _copy_row(halo_u[t, r - lo], U[0, slot])
+                    _copy_row(halo_w[t, r - lo], W[0, slot])
+                elif r < k1:
+                    _copy_row(h[r], H[0, slot])
+                    _copy_row(u[r], U[0, slot])
+                    _copy_row(w[r], W[0, slot])
+                else:
+                    _copy_row(halo_h[t, reach + r - k1], H[0, slot])
+                    _copy_row(halo_u[t, reach + r - k1], U[0, slot])
+                    _copy_row(halo_w[t, reach + r - k1], W[0, slot])
+                if r == nz - 1:
+                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, nz & _RMASK])
+            for lev in range(1, levels + 1):
+                j = it - LAG * lev
+                a = max(0, k0 - LAG * (levels - lev))
+                b = min(nz - 1, k1 - 1 + LAG * (levels - lev))
+                if j < a or j > b:
+                    continue
+                q = _unit(j, nz, j == a, H[lev - 1], U[lev - 1], W[lev - 1], H[lev], U[lev], W[lev],
+                          carry[lev], ua, wa, bed, ax, az, has_ext, sides, side_eta, g, c, s, vcap, dry)
+                if k0 <= j < k1:
+                    inflow[j] += q * dx * s
+                if lev == levels:        # the pass's result: store the owned row and its statistics
+                    slot = j & _RMASK
+                    _copy_row(H[lev, slot], h[j])
+                    _copy_row(U[lev, slot], u[j])
+                    _copy_row(W[lev, slot], w[j])
+                    rows[j, _H] = _max_bits(h[j])
+                    vm = max(_max_bits(u[j]), _max_bits(w[j]))
+                    if j == nz - 1:
+                        _copy_row(W[lev, nz & _RMASK], w[nz])
+                        rows[nz, _H] = 0
+                        rows[nz, _V] = _max_bits(w[nz])
+                    rows[j, _V] = vm
