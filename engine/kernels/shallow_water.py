@@ -72,72 +72,6 @@ _INF_BITS = 0x7FF0000000000000
 
 _FAST = {"nsz", "arcp", "contract", "reassoc"}   # no nnan/ninf: non-finite values must stay visible
 
-@njit(cache=True, fastmath=_FAST)
-def _upwind(a, lo, mid, hi):
-    """Sample a row at the point displaced by -a cells: linear between mid and its upwind neighbour."""
-    return mid - max(a, 0.0) * (mid - lo) - min(a, 0.0) * (hi - mid)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _sample(r0, r1, r2, i, a, b):
-    """Bilinear sample around r1[i] displaced by (-a, -b) cells: upwind in x along three rows, then in z.
-
-    |a|, |b| <= 1 put the departure point inside the 2 x 2 upwind stencil, so no gather is needed;
-    r0, r1, r2 are the rows behind, at and ahead of the face along z. The neighbours are written
-    i - 1 and i + 1 here, not passed in: LLVM then proves them in bounds and vectorises the loop.
-    """
-    return _upwind(b, _upwind(a, r0[i - 1], r0[i], r0[i + 1]), _upwind(a, r1[i - 1], r1[i], r1[i + 1]),
-                   _upwind(a, r2[i - 1], r2[i], r2[i + 1]))
-
-
-@njit(cache=True)
-def _sample_edge(r0, r1, r2, i, im, ip, a, b):
-    """`_sample` at the first or last column, the missing neighbour clamped to the edge."""
-    return _upwind(b, _upwind(a, r0[im], r0[i], r0[ip]), _upwind(a, r1[im], r1[i], r1[ip]),
-                   _upwind(a, r2[im], r2[i], r2[ip]))
-
-
-@njit(cache=True, fastmath=_FAST)
-def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
-    """Carry the flow onto a dry cell: at a wet/dry face the water arrives with the velocity behind it.
-
-    Backtracing from a face that still holds zero velocity (it was dry) samples zero, so a front
-    running onto a dry bed would only be pushed by the thin tip's own tiny surface gradient and
-    stall into a bore. The face in front of the water takes the velocity of the face behind it
-    instead, when that one flows towards the dry cell (v_behind_l > 0 into h_r, v_ahead_r < 0 into h_l).
-    """
-    onto_r = h_r <= dry and h_l > dry
-    onto_l = h_l <= dry and h_r > dry
-    v = max(v, max(v_behind_l, 0.0)) if onto_r else v
-    return min(v, min(v_ahead_r, 0.0)) if onto_l else v
-
-
-@njit(cache=True, fastmath=_FAST)
-def _flux(vel, h_l, b_l, h_r, b_r, dry):
-    """Volume flux per unit width through an interior face, m^2/s: velocity times upwind depth.
-
-    A face whose higher surface does not reach over the higher bed carries nothing.
-    """
-    f = max(vel, 0.0) * h_l + min(vel, 0.0) * h_r
-    return f if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dry else 0.0
-
-
-@njit(cache=True, fastmath=_FAST)
-def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
-    """New face velocity from the surface gradient and the external acceleration, m/s.
-
-    Surfaces below the higher bed are raised to it (hydrostatic reconstruction): water under a step
-    presses on the step, not on the water above it, so still water stays still over any bed and a
-    spill over a ledge is driven by the depth on the ledge, not by the drop.
-    """
-    bmax = max(b_l, b_r)
-    e_l = b_l + h_l
-    e_r = b_r + h_r
-    v = vel - gc * (max(e_r, bmax) - max(e_l, bmax)) + acc_dt
-    v = min(max(v, -vcap), vcap)
-    return v if max(e_l, e_r) > bmax + dry else 0.0
-
-
 @njit(cache=True)
 def _open_velocity(h_in, b_in, eta_out, g, outward, vcap):
     """Face velocity of an open side: the incoming characteristic carries the outside state at rest.
@@ -155,6 +89,7 @@ def _boundary_flux(vel, h_in, b_in, eta_out, inward):
     """Volume flux per unit width into the pool through an open side, m^2/s (upwind depth)."""
     v = vel * inward
     return max(v, 0.0) * max(eta_out - b_in, 0.0) + min(v, 0.0) * h_in
+
 
 
 
@@ -216,7 +151,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt, has_
     while done < n:
         levels = min(MAX_LEVELS, n - done)
         _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, has_ext,
-               clamp * dx / s, dry, chunks, halo_h, halo_u, halo_w)
+               min(clamp, 1.0) * dx / s, dry, chunks, halo_h, halo_u, halo_w)
         for k in range(nz):
             bvol += inflow[k]
         done += levels
@@ -251,135 +186,251 @@ def _stats(h, u, w, rows):
         rows[k, _H] = hm
         rows[k, _V] = vm
 
-@njit(cache=True, fastmath=_FAST)
-def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry):
-    """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces around."""
-    nx = hr.shape[0]
-    out[0] = r1[0]
-    out[nx] = r1[nx]
-    for i in range(1, nx):
-        a = min(max(r1[i] * c, -1.0), 1.0)
-        b = min(max(0.25 * (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * c, -1.0), 1.0)
-        out[i] = _front(_sample(r0, r1, r2, i, a, b), hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
+# float32 constants: numba widens float32 op float64-literal to float64, so the velocity
+# float32 constants: numba widens float32 op float64-literal to float64, so the velocity
+# arithmetic spells its constants in float32 to stay in single precision (twice the lanes)
+_Z = np.float32(0.0)
+_QUARTER = np.float32(0.25)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry):
-    """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around."""
-    nx = h0.shape[0]
-    for i in range(1, nx - 1):
-        b = min(max(r1[i] * c, -1.0), 1.0)
-        a = min(max(0.25 * (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * c, -1.0), 1.0)
-        out[i] = _front(_sample(r0, r1, r2, i, a, b), h0[i], h1[i], r0[i], r2[i], dry)
-    for i in (0, nx - 1):
-        b = min(max(r1[i] * c, -1.0), 1.0)
-        a = min(max(0.25 * (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * c, -1.0), 1.0)
-        v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1), a, b)
-        out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
-
+def _upwind(a, lo, mid, hi):
+    """Sample a row at the point displaced by -a cells: linear between mid and its upwind neighbour."""
+    return mid - max(a, _Z) * (mid - lo) - min(a, _Z) * (hi - mid)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _advect_u(k, nz, H, U, W, out, c, dry):
-    """Advected x faces of cell row k into out, from ring buffers H, U, W (row r in slot r & _RMASK).
+def _sample(r0, r1, r2, i, a, b):
+    """Bilinear sample around r1[i] displaced by (-a, -b) cells: upwind in x along three rows, then in z.
 
-    The first and last face of the row are copied: the walls set them later. Rows beyond the
-    grid's edge read the edge row.
+    |a|, |b| <= CLAMP < 1 put the departure point inside the 2 x 2 upwind stencil, so no gather is
+    needed; r0, r1, r2 are the rows behind, at and ahead of the face along z. The neighbours are
+    written i - 1 and i + 1 here, not passed in: LLVM then proves them in bounds and vectorises.
     """
-    _advect_u_row(U[max(k - 1, 0) & _RMASK], U[k & _RMASK], U[min(k + 1, nz - 1) & _RMASK],
-                  W[k & _RMASK], W[(k + 1) & _RMASK], H[k & _RMASK], out, c, dry)
+    return _upwind(b, _upwind(a, r0[i - 1], r0[i], r0[i + 1]), _upwind(a, r1[i - 1], r1[i], r1[i + 1]),
+                   _upwind(a, r2[i - 1], r2[i], r2[i + 1]))
 
 
 @njit(cache=True, fastmath=_FAST)
-def _advect_w(k, nz, H, U, W, out, c, dry):
-    """Advected z faces of face row k (0..nz) into out; the wall rows 0 and nz are copied."""
-    if k == 0 or k == nz:
-        r = W[k & _RMASK]
-        for i in range(out.shape[0]):
-            out[i] = r[i]
-    else:
-        _advect_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], W[(k + 1) & _RMASK], U[(k - 1) & _RMASK],
-                      U[k & _RMASK], H[(k - 1) & _RMASK], H[k & _RMASK], out, c, dry)
+def _sample_edge(r0, r1, r2, i, im, ip, a, b):
+    """`_sample` at the first or last column, the missing neighbour clamped to the edge."""
+    return _upwind(b, _upwind(a, r0[im], r0[i], r0[ip]), _upwind(a, r1[im], r1[i], r1[ip]),
+                   _upwind(a, r2[im], r2[i], r2[ip]))
 
 
 @njit(cache=True, fastmath=_FAST)
-def _depth_row(k, nz, hm, bm, hr, br, hp, bp, ur, wl, wh, out, sides, side_eta, c, dry):
-    """New depth of cell row k into out, flux form with the upwind depth; return the inflow, m^2/s.
+def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
+    """Carry the flow onto a dry cell: at a wet/dry face the water arrives with the velocity behind it.
 
-    hm, hr, hp (bm, br, bp): depth (bed) of the rows below, at and above k, edge rows repeated;
-    ur: the row's advected x faces; wl, wh: the advected z faces below and above it.
-
-    Each interior face flux is evaluated by both cells beside it, with the same operands in the
-    same order, so what leaves one cell is bit for bit what enters the next: the sum is conserved
-    to round-off while every row stays an independent, vectorisable loop.
+    Backtracing from a face that still holds zero velocity (it was dry) samples zero, so a front
+    running onto a dry bed would only be pushed by the thin tip's own tiny surface gradient and
+    stall into a bore. The face in front of the water takes the velocity of the face behind it
+    instead, when that one flows towards the dry cell (v_behind_l > 0 into h_r, v_ahead_r < 0 into h_l).
+    Between two wet cells it returns v unchanged.
     """
-    nx = hr.shape[0]
-    low = 1.0 if k > 0 else 0.0          # the z walls are handled below
-    high = 1.0 if k < nz - 1 else 0.0
-    for i in range(1, nx - 1):
-        f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
-        f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry)
-        g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
-        g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)   # max: round-off only (CLAMP)
-    q = 0.0
-    for i in (0, nx - 1):
-        f_l = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry) if i > 0 else 0.0
-        f_r = _flux(ur[i + 1], hr[i], br[i], hr[i + 1], br[i + 1], dry) if i < nx - 1 else 0.0
-        if i == 0 and sides[0] == OPEN:
-            f_l = _boundary_flux(ur[0], hr[0], br[0], side_eta[0], 1.0)
-            q += f_l
-        if i == nx - 1 and sides[1] == OPEN:
-            f_r = -_boundary_flux(ur[nx], hr[i], br[i], side_eta[1], -1.0)
-            q -= f_r
-        g_b = low * _flux(wl[i], hm[i], bm[i], hr[i], br[i], dry)
-        g_t = high * _flux(wh[i], hr[i], br[i], hp[i], bp[i], dry)
-        out[i] = max(hr[i] - c * (f_r - f_l + g_t - g_b), 0.0)
-    if k == 0 and sides[2] == OPEN:
-        for i in range(nx):
-            g = _boundary_flux(wl[i], hr[i], br[i], side_eta[2], 1.0)
-            out[i] = max(out[i] + c * g, 0.0)
-            q += g
-    if k == nz - 1 and sides[3] == OPEN:
-        for i in range(nx):
-            g = -_boundary_flux(wh[i], hr[i], br[i], side_eta[3], -1.0)
-            out[i] = max(out[i] - c * g, 0.0)
-            q -= g
-    return q
-@njit(cache=True, fastmath=_FAST)
-def _u_row(hr, br, vin, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry):
-    """x faces of one row from the new depth hr, side walls included; acc is the row's external
-    acceleration, m/s^2, read only when has_ext (the loop without it saves a stream)."""
-    nx = hr.shape[0]
-    if has_ext:
-        for i in range(1, nx):
-            out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], acc[i] * s, gc, vcap, dry)
-    else:
-        for i in range(1, nx):
-            out[i] = _accelerate(vin[i], hr[i - 1], br[i - 1], hr[i], br[i], 0.0, gc, vcap, dry)
-    out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-    out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, vcap) if sides[1] == OPEN else 0.0
+    onto_r = h_r <= dry and h_l > dry
+    onto_l = h_l <= dry and h_r > dry
+    v = max(v, max(v_behind_l, _Z)) if onto_r else v
+    return min(v, min(v_ahead_r, _Z)) if onto_l else v
 
 
 @njit(cache=True, fastmath=_FAST)
-def _w_row(h0, b0, h1, b1, vin, acc, has_ext, out, gc, s, vcap, dry):
-    """Interior z faces of one row, between cell rows with new depths h0 (below) and h1 (above)."""
-    if has_ext:
-        for i in range(h0.shape[0]):
-            out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], acc[i] * s, gc, vcap, dry)
-    else:
-        for i in range(h0.shape[0]):
-            out[i] = _accelerate(vin[i], h0[i], b0[i], h1[i], b1[i], 0.0, gc, vcap, dry)
+def _upwind_flux(vel, h_l, h_r):
+    """Velocity times upwind depth, m^2/s (velocity float32, depths float64)."""
+    v = float(vel)
+    return max(v, 0.0) * h_l + min(v, 0.0) * h_r
+
+
+@njit(cache=True, fastmath=_FAST)
+def _flux(vel, h_l, b_l, h_r, b_r, dry):
+    """Volume flux per unit width through an interior face, m^2/s: velocity times upwind depth.
+
+    A face whose higher surface does not reach over the higher bed carries nothing (between two
+    wet cells over one bed height the test always passes).
+    """
+    f = _upwind_flux(vel, h_l, h_r)
+    return f if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dry else 0.0
+
+
+@njit(cache=True, fastmath=_FAST)
+def _push(vel, d, acc_dt, gc, vcap):
+    """vel - g c d + a s, capped at vcap (float32); d the surface difference across the face, m."""
+    v = vel - gc * np.float32(d) + acc_dt
+    return min(max(v, -vcap), vcap)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
+    """New face velocity (float32) from the surface gradient and the external acceleration, m/s.
+
+    Surfaces below the higher bed are raised to it (hydrostatic reconstruction): water under a step
+    presses on the step, not on the water above it, so still water stays still over any bed and a
+    spill over a ledge is driven by the depth on the ledge, not by the drop. The surface difference
+    is taken in double precision, so over still water it is exactly zero. Between two wet cells
+    over one bed height this is `_push` of h_r - h_l.
+    """
+    bmax = max(b_l, b_r)
+    e_l = b_l + h_l
+    e_r = b_r + h_r
+    v = _push(vel, max(e_r, bmax) - max(e_l, bmax), acc_dt, gc, vcap)
+    return v if max(e_l, e_r) > bmax + dry else _Z
+
+
+# -- rows ------------------------------------------------------------------------------------------
+# Each row kernel comes in two loops: the general one (wet/dry fronts, closed faces, hydrostatic
+# reconstruction) and, where the caller knows every cell involved is wet (h > WET) over one bed
+# height, the same arithmetic without those rules, which are identities there. Loops run over whole
+# rows from constant starts and index the arrays directly: LLVM then sees every index i - 1 >= 0,
+# drops numba's negative-index check and vectorises. (Slicing views inside these kernels, or
+# starting loops at a run-time column, measured 3-8x slower once LLVM inlines them into `_unit`.)
+
+WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the fast loops
+_WET_BITS = int(np.array(WET).view(np.int64))
 
 
 @njit(cache=True)
-def _max_bits(a):
-    """Largest |a[i]| as an IEEE bit pattern (see NSTAT)."""
-    bits = a.view(np.int64)
-    m = 0
-    for i in range(bits.shape[0]):
-        m = max(m, bits[i] & _ABS)
-    return m
+def _wet_pair(k, nz, level, low):
+    """Whether cell rows k and k + 1 are both wet (every depth > WET) over one bed height.
+
+    low: the ring's smallest depth per row, level: each row's bed height (bit patterns, -1 if the
+    row's bed is not level). Then the wet/dry rules are identities on the faces of row k and the
+    z faces between the two rows, and the fast loops compute them.
+    """
+    return (0 <= k and k + 1 < nz and level[k] >= 0 and level[k] == level[k + 1]
+            and low[k & _RMASK] > _WET_BITS and low[(k + 1) & _RMASK] > _WET_BITS)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
+    """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces
+    around, hr the row's depths. The end faces 0 and nx are copied (the walls set them later).
+
+    float32 rows; c = s / dx in float32; |r1| c <= CLAMP, so no clamping is needed here.
+    """
+    nx = hr.shape[0]
+    cq = c * _QUARTER
+    out[0] = r1[0]
+    out[nx] = r1[nx]
+    if wet:
+        for i in range(1, nx):
+            out[i] = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
+    else:
+        for i in range(1, nx):
+            v = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
+            out[i] = _front(v, hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
+    """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around,
+    h0, h1 the depths below and above."""
+    nx = h0.shape[0]
+    cq = c * _QUARTER
+    if wet:
+        for i in range(1, nx - 1):
+            out[i] = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
+    else:
+        for i in range(1, nx - 1):
+            v = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
+            out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
+    for i in (0, nx - 1):
+        v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1),
+                         (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
+        out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
+    """Volume fluxes through the nx + 1 x faces of one cell row, m^2/s (positive along +x).
+
+    Each face is evaluated once and its flux leaves one cell and enters the next: the sum of the
+    depths is conserved to round-off. The end faces are the x walls: zero, or the open condition.
+    """
+    nx = hr.shape[0]
+    if wet:
+        for i in range(1, nx):
+            out[i] = _upwind_flux(ur[i], hr[i - 1], hr[i])
+    else:
+        for i in range(1, nx):
+            out[i] = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
+    out[0] = _boundary_flux(float(ur[0]), hr[0], br[0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
+    out[nx] = (-_boundary_flux(float(ur[nx]), hr[nx - 1], br[nx - 1], side_eta[1], -1.0)
+               if sides[1] == OPEN else 0.0)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
+    """Volume fluxes through z face row k (between cell rows k - 1 and k), m^2/s, positive along +z.
+
+    h0, b0: depth and bed of row k - 1; h1, b1: of row k. Rows 0 and nz are the z walls: zero, or
+    the open condition against the cell row inside.
+    """
+    nx = out.shape[0]
+    if k == 0:
+        for i in range(nx):
+            out[i] = _boundary_flux(float(wa[i]), h1[i], b1[i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
+    elif k == nz:
+        for i in range(nx):
+            out[i] = -_boundary_flux(float(wa[i]), h0[i], b0[i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
+    elif wet:
+        for i in range(nx):
+            out[i] = _upwind_flux(wa[i], h0[i], h1[i])
+    else:
+        for i in range(nx):
+            out[i] = _flux(wa[i], h0[i], b0[i], h1[i], b1[i], dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _depth(hr, fx, gb, gt, c, hn):
+    """New depth of one cell row from its face fluxes, h - c (F_r - F_l + G_t - G_b); return the
+    row's smallest new depth as a bit pattern (non-negative doubles order like their bits).
+
+    The max only absorbs round-off: CLAMP keeps every outflow within the cell's water.
+    """
+    for i in range(hr.shape[0]):
+        hn[i] = max(hr[i] - c * (fx[i + 1] - fx[i] + gt[i] - gb[i]), 0.0)
+    return _min_bits(hn)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, wet):
+    """New x faces of one row, walls included, from the advected ones (ua) and the new depths hr.
+    acc is the row's external acceleration, m/s^2, read only when has_ext."""
+    nx = hr.shape[0]
+    if wet and has_ext:
+        for i in range(1, nx):
+            out[i] = _push(ua[i], hr[i] - hr[i - 1], np.float32(acc[i] * s), gc, vcap)
+    elif wet:
+        for i in range(1, nx):
+            out[i] = _push(ua[i], hr[i] - hr[i - 1], _Z, gc, vcap)
+    elif has_ext:
+        for i in range(1, nx):
+            out[i] = _accelerate(ua[i], hr[i - 1], br[i - 1], hr[i], br[i], np.float32(acc[i] * s), gc, vcap, dry)
+    else:
+        for i in range(1, nx):
+            out[i] = _accelerate(ua[i], hr[i - 1], br[i - 1], hr[i], br[i], _Z, gc, vcap, dry)
+    v = float(vcap)
+    out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, v) if sides[0] == OPEN else 0.0
+    out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, v) if sides[1] == OPEN else 0.0
+
+
+@njit(cache=True, fastmath=_FAST)
+def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
+    """New interior z faces of one row from the advected ones (wa), between cell rows with new
+    depths h0 (below) and h1 (above)."""
+    nx = h0.shape[0]
+    if wet and has_ext:
+        for i in range(nx):
+            out[i] = _push(wa[i], h1[i] - h0[i], np.float32(acc[i] * s), gc, vcap)
+    elif wet:
+        for i in range(nx):
+            out[i] = _push(wa[i], h1[i] - h0[i], _Z, gc, vcap)
+    elif has_ext:
+        for i in range(nx):
+            out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], np.float32(acc[i] * s), gc, vcap, dry)
+    else:
+        for i in range(nx):
+            out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], _Z, gc, vcap, dry)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -389,51 +440,138 @@ def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
         out[i] = _open_velocity(hr[i], br[i], eta_out, g, outward, vcap) if side == OPEN else 0.0
 
 
-@njit(cache=True, fastmath=_FAST)
-def _unit(j, nz, first, H, U, W, Hn, Un, Wn, carry, ua, wa, bed, ax, az, has_ext, sides, side_eta,
-          g, c, s, vcap, dry):
-    """Advance row j by one substep: its depth, its x faces and the z faces below it (and, for the
-    top row, the wall above). Return the row's inflow through open sides, m^2/s.
+@njit(cache=True)
+def _carry(wa, gt, wl, gl):
+    """wl[:] = wa; gl[:] = gt."""
+    for i in range(wl.shape[0]):
+        wl[i] = wa[i]
+        gl[i] = gt[i]
 
-    H, U, W: ring buffers of the state before the substep (rows j - 2 .. j + 2 are read); Hn, Un,
-    Wn: the rings being written (row j - 1 of Hn is read). carry holds the advected z faces below
-    row j, left by row j - 1; `first` (the first row this substep computes) makes them here
-    instead, with the new depth of row j - 1. ua, wa: scratch rows.
-    """
-    m = _RMASK
-    jm = max(j - 1, 0)
-    jp = min(j + 1, nz - 1)
-    gc = g * c
-    if first:
-        _advect_w(j, nz, H, U, W, carry, c, dry)
-        if j > 0:
-            jmm = max(j - 2, 0)
-            _advect_u(j - 1, nz, H, U, W, ua, c, dry)
-            _advect_w(j - 1, nz, H, U, W, wa, c, dry)
-            _depth_row(j - 1, nz, H[jmm & m], bed[jmm], H[jm & m], bed[jm], H[j & m], bed[j], ua, wa, carry,
-                       Hn[jm & m], sides, side_eta, c, dry)
-    _advect_u(j, nz, H, U, W, ua, c, dry)
-    _advect_w(j + 1, nz, H, U, W, wa, c, dry)
-    hr = Hn[j & m]
-    br = bed[j]
-    q = _depth_row(j, nz, H[jm & m], bed[jm], H[j & m], br, H[jp & m], bed[jp], ua, carry, wa, hr,
-                   sides, side_eta, c, dry)
-    _u_row(hr, br, ua, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s, vcap, dry)
-    if j == 0:
-        _wall_row(hr, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
-    else:
-        _w_row(Hn[jm & m], bed[jm], hr, br, carry, az[j], has_ext, Wn[j & m], gc, s, vcap, dry)
-    if j == nz - 1:
-        _wall_row(hr, br, sides[3], side_eta[3], g, 1.0, vcap, Wn[nz & m])
-    for i in range(carry.shape[0]):
-        carry[i] = wa[i]
-    return q
+
+@njit(cache=True)
+def _max_bits(a):
+    """Largest |a[i]| of a float64 row as an IEEE bit pattern (see NSTAT)."""
+    bits = a.view(np.int64)
+    m = 0
+    for i in range(bits.shape[0]):
+        m = max(m, bits[i] & _ABS)
+    return m
+
+
+@njit(cache=True)
+def _min_bits(a):
+    """Smallest a[i] of a non-negative float64 row as a bit pattern."""
+    bits = a.view(np.int64)
+    m = _INF_BITS
+    for i in range(bits.shape[0]):
+        m = min(m, bits[i])
+    return m
+
+
+@njit(cache=True)
+def _level_bed(b):
+    """The row's bed height as a bit pattern if the whole row has one bed height, else -1."""
+    bits = b.view(np.int64)
+    first = bits[0]
+    same = True
+    for i in range(bits.shape[0]):
+        same = same and bits[i] == first
+    return first if same else -1
 
 
 @njit(cache=True)
 def _copy_row(src, dst):
+    """dst[:] = src, converting between float64 (the grid) and float32 (the ring) as needed."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
+
+
+@njit(cache=True, fastmath=_FAST)
+def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wl, gl, ua, wa, fx, gt, bed, ax, az, has_ext,
+          sides, side_eta, g, c, c32, s, vcap, dry):
+    """Advance row j by one substep: its depth, its x faces and the z faces below it (and, for the
+    top row, the wall above). Return the row's inflow through open sides, m^2/s.
+
+    H, U, W: ring buffers (depth, x and z faces) of the state before the substep, rows j - 2 ..
+    j + 2 read; Hn, Un, Wn: the rings being written (row j - 1 read). low, low_n: each ring row's
+    smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit pattern),
+    else -1. wl and gl hold the advected z faces below row j and their fluxes, left by row j - 1;
+    `first` (the first row this substep computes) makes them here instead, and the new depth of
+    row j - 1 with them. ua, wa, fx, gt: scratch rows.
+
+    Rows with every cell involved wet over one bed height take the fast loops (see WET). The
+    choice depends only on the data, so it is the same in every chunk that computes the row.
+    """
+    m = _RMASK
+    jm = max(j - 1, 0)
+    jp = min(j + 1, nz - 1)
+    gc = np.float32(g * c)
+    s32 = np.float32(s)
+    vc = np.float32(vcap)
+    nx = bed.shape[1]
+    hr = H[j & m]
+    br = bed[j]
+    hn = Hn[j & m]
+    # the faces of row j and the z faces above it see cells of rows j and j + 1 only
+    fast = _wet_pair(j, nz, level, low)
+    if first:
+        fast_lo = _wet_pair(j - 1, nz, level, low)
+        _advect_w(j, nz, H, U, W, wl, c32, dry, fast_lo)
+        _z_fluxes(j, nz, wl, H[jm & m], bed[jm], hr, br, gl, sides, side_eta, dry, fast_lo)
+        if j > 0:
+            jmm = max(j - 2, 0)
+            fast_mm = _wet_pair(j - 2, nz, level, low)
+            _advect_w(j - 1, nz, H, U, W, wa, c32, dry, fast_mm)
+            _z_fluxes(j - 1, nz, wa, H[jmm & m], bed[jmm], H[jm & m], bed[jm], gt, sides, side_eta, dry, fast_mm)
+            _advect_u(j - 1, nz, H, U, W, ua, c32, dry, fast_lo)
+            _x_fluxes(ua, H[jm & m], bed[jm], fx, sides, side_eta, dry, fast_lo)
+            low_n[jm & m] = _depth(H[jm & m], fx, gt, gl, c, Hn[jm & m])
+    _advect_u(j, nz, H, U, W, ua, c32, dry, fast)
+    _advect_w(j + 1, nz, H, U, W, wa, c32, dry, fast)
+    _z_fluxes(j + 1, nz, wa, hr, br, H[jp & m], bed[jp], gt, sides, side_eta, dry, fast)
+    _x_fluxes(ua, hr, br, fx, sides, side_eta, dry, fast)
+    low_n[j & m] = _depth(hr, fx, gl, gt, c, hn)
+    q = fx[0] - fx[nx]
+    if j == 0:
+        for i in range(nx):
+            q += gl[i]
+    if j == nz - 1:
+        for i in range(nx):
+            q -= gt[i]
+    fast_u = level[j] >= 0 and low_n[j & m] > _WET_BITS
+    _u_row(ua, hn, br, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s32, vc, dry, fast_u)
+    if j == 0:
+        _wall_row(hn, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
+    else:
+        fast_w = _wet_pair(j - 1, nz, level, low_n)
+        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], has_ext, Wn[j & m], gc, s32, vc, dry, fast_w)
+    if j == nz - 1:
+        _wall_row(hn, br, sides[3], side_eta[3], g, 1.0, vcap, Wn[nz & m])
+    _carry(wa, gt, wl, gl)
+    return q
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_u(k, nz, H, U, W, out, c, dry, wet):
+    """Advected x faces of cell row k into out, from ring buffers H, U, W (row r in slot r & _RMASK).
+
+    The first and last face of the row are copied: the walls set them later. Rows beyond the
+    grid's edge read the edge row.
+    """
+    _advect_u_row(U[max(k - 1, 0) & _RMASK], U[k & _RMASK], U[min(k + 1, nz - 1) & _RMASK],
+                  W[k & _RMASK], W[(k + 1) & _RMASK], H[k & _RMASK], out, c, dry, wet)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_w(k, nz, H, U, W, out, c, dry, wet):
+    """Advected z faces of face row k (0..nz) into out; the wall rows 0 and nz are copied."""
+    if k == 0 or k == nz:
+        r = W[k & _RMASK]
+        for i in range(out.shape[0]):
+            out[i] = r[i]
+    else:
+        _advect_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], W[(k + 1) & _RMASK], U[(k - 1) & _RMASK],
+                      U[k & _RMASK], H[(k - 1) & _RMASK], H[k & _RMASK], out, c, dry, wet)
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
@@ -446,13 +584,14 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
     substep l computes rows k0 - LAG (levels - l) .. k1 - 1 + LAG (levels - l), so every value it
     needs was computed from real data, and the last substep writes exactly the owned rows. Rows the
     neighbours own are copied into the halo buffers first, since the neighbours overwrite them.
-    Fills `rows` (statistics of the new state) and `inflow` (m^3 per owned row, summed over the
-    substeps).
+    Velocities ride the rings in float32, depths in float64. Fills `rows` (statistics of the new
+    state) and `inflow` (m^3 per owned row, summed over the substeps).
     """
     nz, nx = h.shape
     per = (nz + chunks - 1) // chunks
     reach = LAG * levels
     c = s / dx
+    c32 = np.float32(c)
     for t in prange(chunks):
         k0 = min(t * per, nz)
         k1 = min(k0 + per, nz)
@@ -476,29 +615,33 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
         lo = max(0, k0 - reach)
         hi = min(nz - 1, k1 - 1 + reach)
         H = np.empty((levels + 1, RING, nx))
-        U = np.empty((levels + 1, RING, nx + 1))
-        W = np.empty((levels + 1, RING, nx))
-        carry = np.empty((levels + 1, nx))
-        ua = np.empty(nx + 1)
-        wa = np.empty(nx)
+        U = np.empty((levels + 1, RING, nx + 1), dtype=np.float32)
+        W = np.empty((levels + 1, RING, nx), dtype=np.float32)
+        low = np.empty((levels + 1, RING), dtype=np.int64)
+        level = np.full(nz, -1, dtype=np.int64)
+        wl = np.empty((levels + 1, nx), dtype=np.float32)
+        gl = np.empty((levels + 1, nx))
+        ua = np.empty(nx + 1, dtype=np.float32)
+        wa = np.empty(nx, dtype=np.float32)
+        fx = np.empty(nx + 1)
+        gt = np.empty(nx)
         for k in range(k0, k1):
             inflow[k] = 0.0
         for it in range(lo, k1 + reach):
             r = it
-            if r <= hi:                  # load row r into the ring of substep 0
+            if r <= hi:                  # load row r into the rings of substep 0
                 slot = r & _RMASK
                 if r < k0:
-                    _copy_row(halo_h[t, r - lo], H[0, slot])
-                    _copy_row(halo_u[t, r - lo], U[0, slot])
-                    _copy_row(halo_w[t, r - lo], W[0, slot])
+                    hs, us, ws = halo_h[t, r - lo], halo_u[t, r - lo], halo_w[t, r - lo]
                 elif r < k1:
-                    _copy_row(h[r], H[0, slot])
-                    _copy_row(u[r], U[0, slot])
-                    _copy_row(w[r], W[0, slot])
+                    hs, us, ws = h[r], u[r], w[r]
                 else:
-                    _copy_row(halo_h[t, reach + r - k1], H[0, slot])
-                    _copy_row(halo_u[t, reach + r - k1], U[0, slot])
-                    _copy_row(halo_w[t, reach + r - k1], W[0, slot])
+                    hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
+                _copy_row(hs, H[0, slot])
+                _copy_row(us, U[0, slot])
+                _copy_row(ws, W[0, slot])
+                low[0, slot] = _min_bits(hs)
+                level[r] = _level_bed(bed[r])
                 if r == nz - 1:
                     _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, nz & _RMASK])
             for lev in range(1, levels + 1):
@@ -507,8 +650,9 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
                 b = min(nz - 1, k1 - 1 + LAG * (levels - lev))
                 if j < a or j > b:
                     continue
-                q = _unit(j, nz, j == a, H[lev - 1], U[lev - 1], W[lev - 1], H[lev], U[lev], W[lev],
-                          carry[lev], ua, wa, bed, ax, az, has_ext, sides, side_eta, g, c, s, vcap, dry)
+                q = _unit(j, nz, j == a, H[lev - 1], U[lev - 1], W[lev - 1], H[lev], U[lev], W[lev], low[lev - 1],
+                          low[lev], level, wl[lev], gl[lev], ua, wa, fx, gt, bed, ax, az, has_ext, sides, side_eta,
+                          g, c, c32, s, vcap, dry)
                 if k0 <= j < k1:
                     inflow[j] += q * dx * s
                 if lev == levels:        # the pass's result: store the owned row and its statistics
