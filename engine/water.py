@@ -191,7 +191,6 @@ class WaterGrid:
     def step(self, dt: float, time: float = 0.0) -> None:
         """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway."""
         self._pour(dt)
-        has_ext = bool(self.ax.any() or self.az.any())
         threads = numba.get_num_threads()
         use = self._threads(threads)
         if use != threads:
@@ -201,7 +200,7 @@ class WaterGrid:
             with announce_compile(sw.advance, sw._sweep, sw._stats):
                 status, t, n, inflow = sw.advance(
                     self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._sides,
-                    self._side_eta, float(self.dx), float(self.gravity), float(dt), has_ext, sw.CFL,
+                    self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
                     sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
@@ -214,7 +213,7 @@ class WaterGrid:
                 numba.set_num_threads(threads)
         self.substeps = n
         self.source_volume += inflow
-        if has_ext:
+        if self._rows[:, sw._EXT].any():   # the kernel flagged the rows with external acceleration
             self.ax[...] = 0.0
             self.az[...] = 0.0
         if status != sw.OK:

@@ -65,8 +65,9 @@ OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
 # bit patterns. For non-negative doubles the bit pattern orders like the value, and every NaN sorts
 # above infinity, so one integer max (which vectorises, unlike a float max) finds the CFL speed and
 # any non-finite value at once.
-_H, _V = 0, 1
-NSTAT = 2
+# A third column, _EXT, is nonzero where row k's external acceleration (ax[k] or az[k]) is.
+_H, _V, _EXT = 0, 1, 2
+NSTAT = 3
 _ABS = 0x7FFFFFFFFFFFFFFF
 _INF_BITS = 0x7FF0000000000000
 
@@ -99,7 +100,7 @@ def chunks_for(nz: int, threads: int) -> int:
 
 
 @njit(cache=True)
-def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt, has_ext,
+def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
             cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks):
     """Take one fixed step of dt seconds as n equal CFL substeps; update h, u, w in place.
 
@@ -128,7 +129,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt, has_
     when it stopped, and the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
-    _stats(h, u, w, rows)
+    _stats(h, u, w, ax, az, rows)
     hmax, vmax, finite = _reduce(rows)
     if not finite:
         return NOT_FINITE, 0.0, 0, 0.0
@@ -150,7 +151,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt, has_
     bvol = 0.0
     while done < n:
         levels = min(MAX_LEVELS, n - done)
-        _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, has_ext,
+        _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s,
                min(clamp, 1.0) * dx / s, dry, chunks, halo_h, halo_u, halo_w)
         for k in range(nz):
             bvol += inflow[k]
@@ -174,17 +175,31 @@ def _reduce(rows):
 
 
 @njit(cache=True, parallel=True)
-def _stats(h, u, w, rows):
-    """Fill `rows` with the bit patterns of each row's largest |h| and |v| (see NSTAT)."""
+def _stats(h, u, w, ax, az, rows):
+    """Fill `rows` with the bit patterns of each row's largest |h| and |v|, and flag the rows
+    whose external acceleration is nonzero (see NSTAT): one parallel read of the state."""
     nz, nx = h.shape
     for k in prange(nz + 1):
         hm = 0
         vm = _max_bits(w[k])
+        ext = _any_bits(az[k])
         if k < nz:
             hm = _max_bits(h[k])
             vm = max(vm, _max_bits(u[k]))
+            ext |= _any_bits(ax[k])
         rows[k, _H] = hm
         rows[k, _V] = vm
+        rows[k, _EXT] = ext
+
+
+@njit(cache=True)
+def _any_bits(a):
+    """Nonzero if any a[i] is not +0.0 (an OR of the bit patterns, which vectorises)."""
+    bits = a.view(np.int64)
+    m = 0
+    for i in range(bits.shape[0]):
+        m |= bits[i]
+    return m
 
 # float32 constants: numba widens float32 op float64-literal to float64, so the velocity
 # float32 constants: numba widens float32 op float64-literal to float64, so the velocity
@@ -288,7 +303,7 @@ WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the fast l
 _WET_BITS = int(np.array(WET).view(np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _wet_pair(k, nz, level, low):
     """Whether cell rows k and k + 1 are both wet (every depth > WET) over one bed height.
 
@@ -300,7 +315,52 @@ def _wet_pair(k, nz, level, low):
             and low[k & _RMASK] > _WET_BITS and low[(k + 1) & _RMASK] > _WET_BITS)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _x_faces(r0, r1, r2, wl, wh, hr, br, ua, fx, sides, side_eta, c, dry, wet):
+    """Advect one row of x faces into ua and their volume fluxes into fx (`_advect_u_row`, then
+    `_x_fluxes`); where the row is wet (see WET) in one loop, the flux taken while the advected
+    velocity is still in a register."""
+    if wet:
+        nx = hr.shape[0]
+        cq = c * _QUARTER
+        ua[0] = r1[0]
+        ua[nx] = r1[nx]
+        for i in range(1, nx):
+            v = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
+            ua[i] = v
+            fx[i] = _upwind_flux(v, hr[i - 1], hr[i])
+        _x_walls(ua, hr, br, fx, sides, side_eta)
+    else:
+        _advect_u_row(r0, r1, r2, wl, wh, hr, ua, c, dry, False)
+        _x_fluxes(ua, hr, br, fx, sides, side_eta, dry, False)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _z_faces(k, nz, r0, r1, r2, ul, uh, h0, b0, h1, b1, wa, gt, sides, side_eta, c, dry, wet):
+    """Advect z face row k (0..nz) into wa and its volume fluxes into gt (`_advect_w_row`, then
+    `_z_fluxes`); the wall rows 0 and nz are copied. Where rows k - 1 and k are wet, one loop."""
+    if 0 < k < nz and wet:
+        nx = h0.shape[0]
+        cq = c * _QUARTER
+        for i in range(1, nx - 1):
+            v = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
+            wa[i] = v
+            gt[i] = _upwind_flux(v, h0[i], h1[i])
+        for i in (0, nx - 1):
+            v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1),
+                             (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
+            wa[i] = v
+            gt[i] = _upwind_flux(v, h0[i], h1[i])
+        return
+    if k == 0 or k == nz:
+        for i in range(wa.shape[0]):
+            wa[i] = r1[i]
+    else:
+        _advect_w_row(r0, r1, r2, ul, uh, h0, h1, wa, c, dry, False)
+    _z_fluxes(k, nz, wa, h0, b0, h1, b1, gt, sides, side_eta, dry, False)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
     """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces
     around, hr the row's depths. The end faces 0 and nx are copied (the walls set them later).
@@ -320,7 +380,7 @@ def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
             out[i] = _front(v, hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
     """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around,
     h0, h1 the depths below and above."""
@@ -339,7 +399,7 @@ def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
         out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
     """Volume fluxes through the nx + 1 x faces of one cell row, m^2/s (positive along +x).
 
@@ -353,12 +413,19 @@ def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
     else:
         for i in range(1, nx):
             out[i] = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
+    _x_walls(ur, hr, br, out, sides, side_eta)
+
+
+@njit(cache=True, inline="always")
+def _x_walls(ur, hr, br, out, sides, side_eta):
+    """Fluxes through the two x walls of a row: zero, or the open condition."""
+    nx = hr.shape[0]
     out[0] = _boundary_flux(float(ur[0]), hr[0], br[0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
     out[nx] = (-_boundary_flux(float(ur[nx]), hr[nx - 1], br[nx - 1], side_eta[1], -1.0)
                if sides[1] == OPEN else 0.0)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
     """Volume fluxes through z face row k (between cell rows k - 1 and k), m^2/s, positive along +z.
 
@@ -380,7 +447,7 @@ def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
             out[i] = _flux(wa[i], h0[i], b0[i], h1[i], b1[i], dry)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _depth(hr, fx, gb, gt, c, hn):
     """New depth of one cell row from its face fluxes, h - c (F_r - F_l + G_t - G_b); return the
     row's smallest new depth as a bit pattern (non-negative doubles order like their bits).
@@ -392,7 +459,7 @@ def _depth(hr, fx, gb, gt, c, hn):
     return _min_bits(hn)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, wet):
     """New x faces of one row, walls included, from the advected ones (ua) and the new depths hr.
     acc is the row's external acceleration, m/s^2, read only when has_ext."""
@@ -414,7 +481,7 @@ def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, 
     out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, v) if sides[1] == OPEN else 0.0
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
     """New interior z faces of one row from the advected ones (wa), between cell rows with new
     depths h0 (below) and h1 (above)."""
@@ -433,19 +500,11 @@ def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
             out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], _Z, gc, vcap, dry)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
     """A z wall's faces from the depth of the cell row beside it: zero, or the open condition."""
     for i in range(out.shape[0]):
         out[i] = _open_velocity(hr[i], br[i], eta_out, g, outward, vcap) if side == OPEN else 0.0
-
-
-@njit(cache=True)
-def _carry(wa, gt, wl, gl):
-    """wl[:] = wa; gl[:] = gt."""
-    for i in range(wl.shape[0]):
-        wl[i] = wa[i]
-        gl[i] = gt[i]
 
 
 @njit(cache=True)
@@ -458,7 +517,7 @@ def _max_bits(a):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _min_bits(a):
     """Smallest a[i] of a non-negative float64 row as a bit pattern."""
     bits = a.view(np.int64)
@@ -473,10 +532,10 @@ def _level_bed(b):
     """The row's bed height as a bit pattern if the whole row has one bed height, else -1."""
     bits = b.view(np.int64)
     first = bits[0]
-    same = True
+    diff = 0
     for i in range(bits.shape[0]):
-        same = same and bits[i] == first
-    return first if same else -1
+        diff |= bits[i] ^ first          # an OR reduction vectorises; an early-out loop does not
+    return first if diff == 0 else -1
 
 
 @njit(cache=True)
@@ -487,17 +546,19 @@ def _copy_row(src, dst):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wl, gl, ua, wa, fx, gt, bed, ax, az, has_ext,
-          sides, side_eta, g, c, c32, s, vcap, dry):
+def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wpair, gpair, par, ua, fx, bed, ax, az,
+          ext, sides, side_eta, g, c, c32, s, vcap, dry):
     """Advance row j by one substep: its depth, its x faces and the z faces below it (and, for the
     top row, the wall above). Return the row's inflow through open sides, m^2/s.
 
     H, U, W: ring buffers (depth, x and z faces) of the state before the substep, rows j - 2 ..
     j + 2 read; Hn, Un, Wn: the rings being written (row j - 1 read). low, low_n: each ring row's
     smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit pattern),
-    else -1. wl and gl hold the advected z faces below row j and their fluxes, left by row j - 1;
-    `first` (the first row this substep computes) makes them here instead, and the new depth of
-    row j - 1 with them. ua, wa, fx, gt: scratch rows.
+    else -1. wpair, gpair: two rows each of advected z faces and their fluxes; par[0] picks the
+    pair holding the faces below row j (wl, gl), left by row j - 1, and the other receives the
+    faces above it (wa, gt). `first` (the first row this substep computes) makes wl, gl here
+    instead, and the new depth of row j - 1 with them. ua, fx: scratch rows. ext: the statistics
+    rows of `_stats`; the loops read ax[j], az[j] only where ext[j, _EXT] says they are nonzero.
 
     Rows with every cell involved wet over one bed height take the fast loops (see WET). The
     choice depends only on the data, so it is the same in every chunk that computes the row.
@@ -514,22 +575,19 @@ def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wl, gl, ua, wa, 
     hn = Hn[j & m]
     # the faces of row j and the z faces above it see cells of rows j and j + 1 only
     fast = _wet_pair(j, nz, level, low)
+    wl = wpair[par[0]]
+    gl = gpair[par[0]]
+    wa = wpair[1 - par[0]]
+    gt = gpair[1 - par[0]]
     if first:
         fast_lo = _wet_pair(j - 1, nz, level, low)
-        _advect_w(j, nz, H, U, W, wl, c32, dry, fast_lo)
-        _z_fluxes(j, nz, wl, H[jm & m], bed[jm], hr, br, gl, sides, side_eta, dry, fast_lo)
+        _zf(j, nz, H, U, W, bed, wl, gl, sides, side_eta, c32, dry, fast_lo)
         if j > 0:
-            jmm = max(j - 2, 0)
-            fast_mm = _wet_pair(j - 2, nz, level, low)
-            _advect_w(j - 1, nz, H, U, W, wa, c32, dry, fast_mm)
-            _z_fluxes(j - 1, nz, wa, H[jmm & m], bed[jmm], H[jm & m], bed[jm], gt, sides, side_eta, dry, fast_mm)
-            _advect_u(j - 1, nz, H, U, W, ua, c32, dry, fast_lo)
-            _x_fluxes(ua, H[jm & m], bed[jm], fx, sides, side_eta, dry, fast_lo)
+            _zf(j - 1, nz, H, U, W, bed, wa, gt, sides, side_eta, c32, dry, _wet_pair(j - 2, nz, level, low))
+            _xf(j - 1, nz, H, U, W, bed, ua, fx, sides, side_eta, c32, dry, fast_lo)
             low_n[jm & m] = _depth(H[jm & m], fx, gt, gl, c, Hn[jm & m])
-    _advect_u(j, nz, H, U, W, ua, c32, dry, fast)
-    _advect_w(j + 1, nz, H, U, W, wa, c32, dry, fast)
-    _z_fluxes(j + 1, nz, wa, hr, br, H[jp & m], bed[jp], gt, sides, side_eta, dry, fast)
-    _x_fluxes(ua, hr, br, fx, sides, side_eta, dry, fast)
+    _xf(j, nz, H, U, W, bed, ua, fx, sides, side_eta, c32, dry, fast)
+    _zf(j + 1, nz, H, U, W, bed, wa, gt, sides, side_eta, c32, dry, fast)
     low_n[j & m] = _depth(hr, fx, gl, gt, c, hn)
     q = fx[0] - fx[nx]
     if j == 0:
@@ -539,43 +597,39 @@ def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wl, gl, ua, wa, 
         for i in range(nx):
             q -= gt[i]
     fast_u = level[j] >= 0 and low_n[j & m] > _WET_BITS
-    _u_row(ua, hn, br, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s32, vc, dry, fast_u)
+    _u_row(ua, hn, br, ax[j], ext[j, _EXT] != 0, Un[j & m], sides, side_eta, g, gc, s32, vc, dry, fast_u)
     if j == 0:
         _wall_row(hn, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
     else:
         fast_w = _wet_pair(j - 1, nz, level, low_n)
-        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], has_ext, Wn[j & m], gc, s32, vc, dry, fast_w)
+        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], ext[j, _EXT] != 0, Wn[j & m], gc, s32, vc, dry, fast_w)
     if j == nz - 1:
         _wall_row(hn, br, sides[3], side_eta[3], g, 1.0, vcap, Wn[nz & m])
-    _carry(wa, gt, wl, gl)
+    par[0] = 1 - par[0]                  # the faces above row j are the faces below row j + 1
     return q
 
 
-@njit(cache=True, fastmath=_FAST)
-def _advect_u(k, nz, H, U, W, out, c, dry, wet):
-    """Advected x faces of cell row k into out, from ring buffers H, U, W (row r in slot r & _RMASK).
-
-    The first and last face of the row are copied: the walls set them later. Rows beyond the
-    grid's edge read the edge row.
-    """
-    _advect_u_row(U[max(k - 1, 0) & _RMASK], U[k & _RMASK], U[min(k + 1, nz - 1) & _RMASK],
-                  W[k & _RMASK], W[(k + 1) & _RMASK], H[k & _RMASK], out, c, dry, wet)
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _xf(k, nz, H, U, W, bed, ua, fx, sides, side_eta, c, dry, wet):
+    """`_x_faces` of cell row k from ring buffers H, U, W (row r in slot r & _RMASK); rows beyond
+    the grid's edge read the edge row."""
+    m = _RMASK
+    _x_faces(U[max(k - 1, 0) & m], U[k & m], U[min(k + 1, nz - 1) & m], W[k & m], W[(k + 1) & m], H[k & m],
+             bed[k], ua, fx, sides, side_eta, c, dry, wet)
 
 
-@njit(cache=True, fastmath=_FAST)
-def _advect_w(k, nz, H, U, W, out, c, dry, wet):
-    """Advected z faces of face row k (0..nz) into out; the wall rows 0 and nz are copied."""
-    if k == 0 or k == nz:
-        r = W[k & _RMASK]
-        for i in range(out.shape[0]):
-            out[i] = r[i]
-    else:
-        _advect_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], W[(k + 1) & _RMASK], U[(k - 1) & _RMASK],
-                      U[k & _RMASK], H[(k - 1) & _RMASK], H[k & _RMASK], out, c, dry, wet)
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _zf(k, nz, H, U, W, bed, wa, gt, sides, side_eta, c, dry, wet):
+    """`_z_faces` of face row k (0..nz) from the ring buffers."""
+    m = _RMASK
+    lo = max(k - 1, 0)
+    hi = min(k, nz - 1)
+    _z_faces(k, nz, W[lo & m], W[k & m], W[min(k + 1, nz) & m], U[lo & m], U[hi & m], H[lo & m], bed[lo],
+             H[hi & m], bed[hi], wa, gt, sides, side_eta, c, dry, wet)
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, has_ext, vcap, dry,
+def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, vcap, dry,
            chunks, halo_h, halo_u, halo_w):
     """`levels` substeps of s seconds in one pass over the grid, in place (see the module docstring).
 
@@ -619,12 +673,11 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
         W = np.empty((levels + 1, RING, nx), dtype=np.float32)
         low = np.empty((levels + 1, RING), dtype=np.int64)
         level = np.full(nz, -1, dtype=np.int64)
-        wl = np.empty((levels + 1, nx), dtype=np.float32)
-        gl = np.empty((levels + 1, nx))
+        wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
+        gpair = np.empty((levels + 1, 2, nx))
+        par = np.zeros((levels + 1, 1), dtype=np.int64)
         ua = np.empty(nx + 1, dtype=np.float32)
-        wa = np.empty(nx, dtype=np.float32)
         fx = np.empty(nx + 1)
-        gt = np.empty(nx)
         for k in range(k0, k1):
             inflow[k] = 0.0
         for it in range(lo, k1 + reach):
@@ -651,8 +704,8 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
                 if j < a or j > b:
                     continue
                 q = _unit(j, nz, j == a, H[lev - 1], U[lev - 1], W[lev - 1], H[lev], U[lev], W[lev], low[lev - 1],
-                          low[lev], level, wl[lev], gl[lev], ua, wa, fx, gt, bed, ax, az, has_ext, sides, side_eta,
-                          g, c, c32, s, vcap, dry)
+                          low[lev], level, wpair[lev], gpair[lev], par[lev], ua, fx, bed, ax, az, rows, sides,
+                          side_eta, g, c, c32, s, vcap, dry)
                 if k0 <= j < k1:
                     inflow[j] += q * dx * s
                 if lev == levels:        # the pass's result: store the owned row and its statistics
