@@ -36,7 +36,7 @@ def announce_compile(*dispatchers: Any, what: str = "physics kernels") -> Iterat
     _seen.add(key)
     cold = any(cache_is_cold(d) for d in dispatchers)
     if cold:
-        print(f"compiling {what} (first run only, takes a few seconds; cached afterwards) ...",
+        print(f"compiling {what} (first run only, about 20 seconds; cached afterwards) ...",
               file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     yield

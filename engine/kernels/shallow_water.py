@@ -209,28 +209,40 @@ _QUARTER = np.float32(0.25)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _upwind(a, lo, mid, hi):
-    """Sample a row at the point displaced by -a cells: linear between mid and its upwind neighbour."""
-    return mid - max(a, _Z) * (mid - lo) - min(a, _Z) * (hi - mid)
+def _bilinear(a, b, l0, m0, h0, l1, m1, h1, l2, m2, h2):
+    """Bilinear sample at the point displaced by (-a, -b) cells from m1, |a|, |b| < 1.
+
+    l, m, h: the left, middle and right values of the rows behind (0), at (1) and ahead of (2)
+    the face along z. The departure point lies in the 2 x 2 upwind square, so the upwind
+    neighbours are selected (left when a > 0, row 0 when b > 0) and only two rows are
+    interpolated: no gather, and every value is loaded unconditionally so LLVM vectorises.
+    """
+    left = a > _Z
+    behind = b > _Z
+    fa = abs(a)
+    x1 = l1 if left else h1
+    zm = m0 if behind else m2
+    zx = (l0 if left else h0) if behind else (l2 if left else h2)
+    v1 = m1 + fa * (x1 - m1)
+    vz = zm + fa * (zx - zm)
+    return v1 + abs(b) * (vz - v1)
 
 
 @njit(cache=True, fastmath=_FAST)
 def _sample(r0, r1, r2, i, a, b):
-    """Bilinear sample around r1[i] displaced by (-a, -b) cells: upwind in x along three rows, then in z.
+    """Bilinear sample around r1[i] displaced by (-a, -b) cells (`_bilinear`).
 
-    |a|, |b| <= CLAMP < 1 put the departure point inside the 2 x 2 upwind stencil, so no gather is
-    needed; r0, r1, r2 are the rows behind, at and ahead of the face along z. The neighbours are
-    written i - 1 and i + 1 here, not passed in: LLVM then proves them in bounds and vectorises.
+    |a|, |b| <= CLAMP < 1 put the departure point inside the 2 x 2 upwind stencil; r0, r1, r2 are
+    the rows behind, at and ahead of the face along z. The neighbours are written i - 1 and
+    i + 1 here, not passed in: LLVM then proves them in bounds and vectorises the loop.
     """
-    return _upwind(b, _upwind(a, r0[i - 1], r0[i], r0[i + 1]), _upwind(a, r1[i - 1], r1[i], r1[i + 1]),
-                   _upwind(a, r2[i - 1], r2[i], r2[i + 1]))
+    return _bilinear(a, b, r0[i - 1], r0[i], r0[i + 1], r1[i - 1], r1[i], r1[i + 1], r2[i - 1], r2[i], r2[i + 1])
 
 
 @njit(cache=True, fastmath=_FAST)
 def _sample_edge(r0, r1, r2, i, im, ip, a, b):
     """`_sample` at the first or last column, the missing neighbour clamped to the edge."""
-    return _upwind(b, _upwind(a, r0[im], r0[i], r0[ip]), _upwind(a, r1[im], r1[i], r1[ip]),
-                   _upwind(a, r2[im], r2[i], r2[ip]))
+    return _bilinear(a, b, r0[im], r0[i], r0[ip], r1[im], r1[i], r1[ip], r2[im], r2[i], r2[ip])
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -360,7 +372,7 @@ def _z_faces(k, nz, r0, r1, r2, ul, uh, h0, b0, h1, b1, wa, gt, sides, side_eta,
     _z_fluxes(k, nz, wa, h0, b0, h1, b1, gt, sides, side_eta, dry, False)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
     """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces
     around, hr the row's depths. The end faces 0 and nx are copied (the walls set them later).
@@ -380,7 +392,7 @@ def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
             out[i] = _front(v, hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
     """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around,
     h0, h1 the depths below and above."""
@@ -399,7 +411,7 @@ def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
         out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
     """Volume fluxes through the nx + 1 x faces of one cell row, m^2/s (positive along +x).
 
@@ -416,7 +428,7 @@ def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
     _x_walls(ur, hr, br, out, sides, side_eta)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _x_walls(ur, hr, br, out, sides, side_eta):
     """Fluxes through the two x walls of a row: zero, or the open condition."""
     nx = hr.shape[0]
@@ -425,7 +437,7 @@ def _x_walls(ur, hr, br, out, sides, side_eta):
                if sides[1] == OPEN else 0.0)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
     """Volume fluxes through z face row k (between cell rows k - 1 and k), m^2/s, positive along +z.
 
@@ -500,7 +512,7 @@ def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
             out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], _Z, gc, vcap, dry)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
     """A z wall's faces from the depth of the cell row beside it: zero, or the open condition."""
     for i in range(out.shape[0]):
