@@ -19,7 +19,6 @@ from numpy.typing import NDArray
 
 from engine.errors import SimulationError
 from engine.kernels import shallow_water as sw
-from engine.kernels.jit import announce_compile
 from engine.levels.schema import Boundary, Level
 
 # Below this many cells a substep takes microseconds: waking a second thread costs more than it
@@ -197,11 +196,10 @@ class WaterGrid:
             numba.set_num_threads(use)
         try:
             t0 = perf_counter()
-            with announce_compile(sw.advance, sw._sweep, sw._stats):
-                status, t, n, inflow = sw.advance(
-                    self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._sides,
-                    self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
-                    sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
+            status, t, n, inflow = sw.advance(
+                self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._sides,
+                self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
+                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
                 recent.append((perf_counter() - t0) / (n * self.h.size))

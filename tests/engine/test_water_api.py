@@ -1,6 +1,7 @@
 """The sim.water API other systems rely on: live arrays, sources, velocity probe, forces, errors."""
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -136,30 +137,37 @@ def test_deep_fast_water_takes_cfl_substeps_instead_of_blowing_up():
     assert np.isfinite(grid.h).all() and grid.volume() == pytest.approx(v0, rel=1e-9)
 
 
-def test_compile_message_only_when_the_cache_is_cold(capsys):
-    class Index:
-        def __init__(self, entries):
-            self.entries = entries
+def test_a_real_compile_is_announced_and_a_cached_call_is_not(capsys):
+    """numba broadcasts "numba:compile" only on a real compile; the listener turns a burst of
+    them into one opening and one closing line."""
+    announcer = jit.watch()
+    assert jit.watch() is announcer                     # registered once per process
+    announcer.flush()
+    capsys.readouterr()
 
-        def _load_index(self):
-            return self.entries
+    @numba.njit(cache=False)
+    def fresh(x):                                       # defined here: never compiled before
+        return x + 1
 
-    class Dispatcher:
-        signatures: list = []
-
-        def __init__(self, entries):
-            self._cache = type("Cache", (), {"_cache_file": Index(entries)})()
-
-    cold, warm = Dispatcher({}), Dispatcher({"sig": "file"})
-    with jit.announce_compile(warm):
-        pass
-    assert capsys.readouterr().err == ""
-    with jit.announce_compile(cold, warm):
-        pass
-    with jit.announce_compile(cold, warm):                # once per process
-        pass
+    assert fresh(1) == 2 and fresh(2) == 3              # compiles once, then runs compiled
+    announcer.flush()                                   # the closing line now, not QUIET s later
     err = capsys.readouterr().err
-    assert err.count("compiling physics kernels") == 1 and "compiled physics kernels in" in err
+    assert err.count("compiling physics kernels") == 1 and err.count("compiled physics kernels in") == 1
+    fresh(3)
+    announcer.flush()
+    assert capsys.readouterr().err == ""                # already compiled: nothing to say
+
+
+def test_compiles_close_together_are_one_announcement(capsys):
+    announcer = jit.CompileAnnouncer(quiet=60.0)
+    for _ in range(3):                                  # three kernels, one compiling another inside it
+        announcer.on_start(None)
+        announcer.on_start(None)
+        announcer.on_end(None)
+        announcer.on_end(None)
+    announcer.flush()
+    err = capsys.readouterr().err
+    assert err.count("compiling physics kernels") == 1 and err.count("compiled physics kernels in") == 1
 
 
 def test_thread_count_does_not_change_a_single_bit(monkeypatch):
