@@ -6,8 +6,6 @@ tests check the fast kernel against it and `bottles bench` times it. Slow; never
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -117,13 +115,7 @@ def advance(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
     """
     hmax = float(h.max())
     vmax = float(max(np.abs(u).max(), np.abs(w).max()))
-    speed = math.sqrt(g * hmax) + vmax
-    s_cfl = dt
-    if speed > 0.0:
-        s_cfl = min(s_cfl, cfl * dx / speed)
-    if vmax > 0.0:
-        s_cfl = min(s_cfl, flow_cfl * dx / vmax)
-    n = max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
+    n = sw.substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl)
     bvol = 0.0
     for _ in range(n):
         bvol += substep(h, bed, u, w, ax, az, sides, side_eta, dx, g, dt / n, clamp, dry)

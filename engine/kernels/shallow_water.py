@@ -16,18 +16,25 @@ thread; a chunk also computes the 2 x levels rows beyond each of its edges (from
 before the pass, since the neighbour overwrites them), so chunks never wait for each other and the
 result is bit for bit the same for any number of threads.
 
+Precision: depths (and surfaces, and fluxes) are float64, so the flux form conserves volume to
+float64 round-off and still water over any bed stays exactly still; velocities ride the rings in
+float32 (the grid's u, w stay float64), which halves the vector work of the advection. Rows whose
+cells are all wet over one bed height take loops without the wet/dry rules (identities there);
+the choice depends only on the data, so it is the same in every chunk.
+
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
-parallel; the rest are serial. Inner loops are branch-free (upwind choices are max/min
-arithmetic, wet/dry a select) so LLVM vectorises them. fastmath here allows reassociation and FMA
-but never assumes finite values, so NaN and infinities are still caught.
-`engine.kernels.reference` is the same scheme in plain numpy.
+parallel; the rest are serial, and the per-row kernels of the fast path are inlined into `_unit`
+(numba inline="always"; a call with twenty array arguments costs ~25 ns, several per row). Inner
+loops are branch-free (upwind choices are selects, wet/dry a select) so LLVM vectorises them.
+fastmath here allows reassociation and FMA but never assumes finite values, so NaN and
+infinities are still caught. `engine.kernels.reference` is the same scheme in plain numpy.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 # what a side of the pool does (the `sides` array holds one code per side, in SIDE order)
 REFLECTIVE = 0      # zero normal velocity
@@ -133,13 +140,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     hmax, vmax, finite = _reduce(rows)
     if not finite:
         return NOT_FINITE, 0.0, 0, 0.0
-    speed = math.sqrt(g * hmax) + vmax
-    s_cfl = dt
-    if speed > 0.0:
-        s_cfl = min(s_cfl, cfl * dx / speed)
-    if vmax > 0.0:
-        s_cfl = min(s_cfl, flow_cfl * dx / vmax)
-    n = max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
+    n = substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl)
     if vmax > runaway or n > max_substeps:
         return RUNAWAY_STATUS, 0.0, 0, 0.0
     s = dt / n
@@ -160,6 +161,19 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
         if not finite:
             return NOT_FINITE, done * s, done, bvol
     return OK, dt, n, bvol
+
+
+@njit(cache=True)
+def substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl):
+    """The fewest equal substeps of a dt step with s <= cfl dx / (sqrt(g h_max) + v_max) and
+    s <= flow_cfl dx / v_max (also callable from Python: the numpy reference uses it)."""
+    speed = math.sqrt(g * hmax) + vmax
+    s_cfl = dt
+    if speed > 0.0:
+        s_cfl = min(s_cfl, cfl * dx / speed)
+    if vmax > 0.0:
+        s_cfl = min(s_cfl, flow_cfl * dx / vmax)
+    return max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
 
 
 @njit(cache=True)
@@ -308,8 +322,8 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
 # reconstruction) and, where the caller knows every cell involved is wet (h > WET) over one bed
 # height, the same arithmetic without those rules, which are identities there. Loops run over whole
 # rows from constant starts and index the arrays directly: LLVM then sees every index i - 1 >= 0,
-# drops numba's negative-index check and vectorises. (Slicing views inside these kernels, or
-# starting loops at a run-time column, measured 3-8x slower once LLVM inlines them into `_unit`.)
+# drops numba's negative-index check and vectorises. (Slicing views inside these kernels, and
+# splitting rows into column blocks inside `_unit`, measured 3-8x slower: LLVM stopped vectorising.)
 
 WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the fast loops
 _WET_BITS = int(np.array(WET).view(np.int64))
