@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from engine.errors import SimulationError
 from engine.kernels import shallow_water as sw
+from engine.kernels.coupling import water_velocity
 from engine.levels.schema import Boundary, Level
 
 # Below this many cells a substep takes microseconds: waking a second thread costs more than it
@@ -135,13 +136,8 @@ class WaterGrid:
 
     def velocity_at(self, x: float, z: float) -> tuple[float, float]:
         """Horizontal water velocity (u, w) at a point, bilinear from the faces, m/s."""
-        nz, nx = self.shape
-        fi = min(max(x / self.dx, 0.0), nx)
-        fk = min(max(z / self.dx - 0.5, 0.0), nz - 1)
-        u = _bilinear(self.u, fk, fi)
-        fi = min(max(x / self.dx - 0.5, 0.0), nx - 1)
-        fk = min(max(z / self.dx, 0.0), nz)
-        return u, _bilinear(self.w, fk, fi)
+        u, w = water_velocity(self.u, self.w, float(x), float(z), float(self.dx))
+        return float(u), float(w)
 
     def add_volume(self, x: float, z: float, m3: float, radius: float | None = None) -> float:
         """Add (or, negative, remove) water near a point, spread smoothly over nearby cells.
@@ -308,13 +304,3 @@ def _f64(a: NDArray, name: str) -> NDArray[np.float64]:
 def _mean_wet_surface(eta: NDArray[np.float64], h: NDArray[np.float64]) -> float:
     wet = h > sw.DRY
     return float(eta[wet].mean()) if wet.any() else float("-inf")
-
-
-def _bilinear(a: NDArray[np.float64], fk: float, fi: float) -> float:
-    nk, ni = a.shape
-    k0 = min(max(int(math.floor(fk)), 0), nk - 2)
-    i0 = min(max(int(math.floor(fi)), 0), ni - 2)
-    tk = fk - k0
-    ti = fi - i0
-    return float((1 - tk) * ((1 - ti) * a[k0, i0] + ti * a[k0, i0 + 1])
-                 + tk * ((1 - ti) * a[k0 + 1, i0] + ti * a[k0 + 1, i0 + 1]))

@@ -40,14 +40,20 @@ def run(quick: bool = False) -> dict[str, Any]:
         renderer.draw(camera)
         renderer.resolve()
     g.glFinish()
-    draw_s = 0.0
-    for _ in range(frames):
-        sim.step()
-        t = time.perf_counter()
-        renderer.draw(camera)
-        renderer.resolve()
-        g.glFinish()
-        draw_s += time.perf_counter() - t
+
+    def timed_frames(n: int) -> float:
+        """Seconds to draw n frames (a simulation step before each, not timed)."""
+        total = 0.0
+        for _ in range(n):
+            sim.step()
+            t = time.perf_counter()
+            renderer.draw(camera)
+            renderer.resolve()
+            g.glFinish()
+            total += time.perf_counter() - t
+        return total
+
+    draw_s = timed_frames(frames)
     renderer.profile = {}
     for _ in range(3):
         renderer.draw(camera)
@@ -60,15 +66,8 @@ def run(quick: bool = False) -> dict[str, Any]:
     # the same frames with every cell's own two triangles (no geometry level of detail)
     lod = renderer.water_lod_pixels
     renderer.water_lod_pixels = 0
-    exact_s = 0.0
-    for _ in range(max(3, frames // 4)):
-        sim.step()
-        t = time.perf_counter()
-        renderer.draw(camera)
-        renderer.resolve()
-        g.glFinish()
-        exact_s += time.perf_counter() - t
-    exact_fps = max(3, frames // 4) / exact_s
+    exact_frames = max(3, frames // 4)
+    exact_fps = exact_frames / timed_frames(exact_frames)
     renderer.water_lod_pixels = lod
     t = time.perf_counter()
     renderer.read_rgba()

@@ -310,6 +310,23 @@ def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restit
                       toi, np.empty((max(nc, 1), ROW)))
 
 
+@njit(cache=True, inline="always")
+def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
+    """One body's part of a contact row, for its three directions n, t1, t2 (row[16 k .. 16 k + 2]):
+    the arm r x d at row[16 k + at ..], the inverse world inertia applied to it 6 slots further, and
+    the body's share of the effective mass, inv_m + (r x d) . I^-1 (r x d), added to row[16 k + 15].
+    at = 3 for body a, 6 for body b."""
+    for k in range(3):
+        o = 16 * k
+        x0, x1, x2 = _cross(r0, r1, r2, row[o], row[o + 1], row[o + 2])
+        row[o + at] = x0; row[o + at + 1] = x1; row[o + at + 2] = x2
+        w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
+        w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
+        w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
+        row[o + at + 6] = w0; row[o + at + 7] = w1; row[o + at + 8] = w2
+        row[o + 15] += inv_m + x0 * w0 + x1 * w1 + x2 * w2
+
+
 @njit(cache=True)
 def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
                iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi, S):
@@ -343,33 +360,16 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
         row[0] = n0; row[1] = n1; row[2] = n2
         row[16] = u0; row[17] = u1; row[18] = u2
         row[32] = s0; row[33] = s1; row[34] = s2
-        ra0 = cp[c, 0] - pos[a, 0]; ra1 = cp[c, 1] - pos[a, 1]; ra2 = cp[c, 2] - pos[a, 2]
-        Ia = inv_iw[a]
         for k in range(3):
             o = 16 * k
-            x0, x1, x2 = _cross(ra0, ra1, ra2, row[o], row[o + 1], row[o + 2])
-            row[o + 3] = x0; row[o + 4] = x1; row[o + 5] = x2
-            w0 = Ia[0, 0] * x0 + Ia[0, 1] * x1 + Ia[0, 2] * x2
-            w1 = Ia[1, 0] * x0 + Ia[1, 1] * x1 + Ia[1, 2] * x2
-            w2 = Ia[2, 0] * x0 + Ia[2, 1] * x1 + Ia[2, 2] * x2
-            row[o + 9] = w0; row[o + 10] = w1; row[o + 11] = w2
-            row[o + 15] = inv_mass[a] + x0 * w0 + x1 * w1 + x2 * w2
-            row[o + 6] = 0.0; row[o + 7] = 0.0; row[o + 8] = 0.0
-            row[o + 12] = 0.0; row[o + 13] = 0.0; row[o + 14] = 0.0
+            for j in range(6, 16):       # body b's slots and the effective mass start empty
+                row[o + j] = 0.0
+        _lever_arms(row, cp[c, 0] - pos[a, 0], cp[c, 1] - pos[a, 1], cp[c, 2] - pos[a, 2], inv_iw[a], inv_mass[a], 3)
         e = restitution[a]
         row[50] = friction[a]
         if b >= 0:
-            rb0 = cp[c, 0] - pos[b, 0]; rb1 = cp[c, 1] - pos[b, 1]; rb2 = cp[c, 2] - pos[b, 2]
-            Ib = inv_iw[b]
-            for k in range(3):
-                o = 16 * k
-                x0, x1, x2 = _cross(rb0, rb1, rb2, row[o], row[o + 1], row[o + 2])
-                row[o + 6] = x0; row[o + 7] = x1; row[o + 8] = x2
-                w0 = Ib[0, 0] * x0 + Ib[0, 1] * x1 + Ib[0, 2] * x2
-                w1 = Ib[1, 0] * x0 + Ib[1, 1] * x1 + Ib[1, 2] * x2
-                w2 = Ib[2, 0] * x0 + Ib[2, 1] * x1 + Ib[2, 2] * x2
-                row[o + 12] = w0; row[o + 13] = w1; row[o + 14] = w2
-                row[o + 15] += inv_mass[b] + x0 * w0 + x1 * w1 + x2 * w2
+            _lever_arms(row, cp[c, 0] - pos[b, 0], cp[c, 1] - pos[b, 1], cp[c, 2] - pos[b, 2], inv_iw[b],
+                        inv_mass[b], 6)
             e = max(e, restitution[b])
             row[50] = np.sqrt(friction[a] * friction[b])
         for k in range(3):

@@ -34,20 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True, inline="always")
-def _rotation(q0: float, q1: float, q2: float, q3: float) -> np.ndarray:
-    r = np.empty((3, 3))
-    r[0, 0] = 1.0 - 2.0 * (q2 * q2 + q3 * q3)
-    r[0, 1] = 2.0 * (q1 * q2 - q0 * q3)
-    r[0, 2] = 2.0 * (q1 * q3 + q0 * q2)
-    r[1, 0] = 2.0 * (q1 * q2 + q0 * q3)
-    r[1, 1] = 1.0 - 2.0 * (q1 * q1 + q3 * q3)
-    r[1, 2] = 2.0 * (q2 * q3 - q0 * q1)
-    r[2, 0] = 2.0 * (q1 * q3 - q0 * q2)
-    r[2, 1] = 2.0 * (q2 * q3 + q0 * q1)
-    r[2, 2] = 1.0 - 2.0 * (q1 * q1 + q2 * q2)
-    return r
+from engine.kernels.rigid import quat_to_matrix
 
 
 @njit(cache=True)
@@ -69,36 +56,16 @@ def sample_centered(a: np.ndarray, x: float, z: float, dx: float) -> float:
 @njit(cache=True)
 def water_velocity(u: np.ndarray, w: np.ndarray, x: float, z: float, dx: float) -> tuple[float, float]:
     """Horizontal water velocity at (x, z) from the staggered faces (bilinear)."""
-    nz = u.shape[0]
-    nx = w.shape[1]
-    # u lives at (i dx, (k + 0.5) dx), i in [0, nx]; w at ((i + 0.5) dx, k dx), k in [0, nz]
-    fx = min(max(x / dx, 0.0), float(nx))
-    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
-    i0 = min(int(fx), nx - 1)
-    k0 = min(int(fz), max(nz - 2, 0))
-    tx = fx - i0
-    tz = fz - k0
-    k1 = min(k0 + 1, nz - 1)
-    uu = ((1.0 - tz) * ((1.0 - tx) * u[k0, i0] + tx * u[k0, i0 + 1])
-          + tz * ((1.0 - tx) * u[k1, i0] + tx * u[k1, i0 + 1]))
-    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
-    fz = min(max(z / dx, 0.0), float(nz))
-    i0 = min(int(fx), max(nx - 2, 0))
-    k0 = min(int(fz), nz - 1)
-    tx = fx - i0
-    tz = fz - k0
-    i1 = min(i0 + 1, nx - 1)
-    ww = ((1.0 - tz) * ((1.0 - tx) * w[k0, i0] + tx * w[k0, i1])
-          + tz * ((1.0 - tx) * w[k0 + 1, i0] + tx * w[k0 + 1, i1]))
-    return uu, ww
+    return _water_velocity_scaled(u, w, x / dx, z / dx)
 
 
 @njit(cache=True, inline="always")
 def _water_velocity_scaled(u, w, gx, gz):
-    """water_velocity at (x, z) = (gx, gz) dx, given in cell units (one multiply by 1/dx per
-    point instead of four divisions)."""
+    """`water_velocity` at (x, z) = (gx, gz) dx, given in cell units (a caller with many points
+    multiplies by 1/dx once instead of dividing four times)."""
     nz = u.shape[0]
     nx = w.shape[1]
+    # u lives at (i dx, (k + 0.5) dx), i in [0, nx]; w at ((i + 0.5) dx, k dx), k in [0, nz]
     fx = min(max(gx, 0.0), float(nx))
     fz = min(max(gz - 0.5, 0.0), nz - 1.0)
     i0 = min(int(fx), nx - 1)
@@ -416,7 +383,7 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
         # quick reject: the lowest point of the bounding sphere is above the surface here
         if cy0 - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
-        rot = _rotation(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3])
+        rot = quat_to_matrix(quat[b])
         vx, vy, vz = vel[b, 0], vel[b, 1], vel[b, 2]
         ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
         m = model_id[b]
@@ -689,7 +656,7 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
         com = pos[b]
         if com[1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
-        rot = _rotation(quat[b, 0], quat[b, 1], quat[b, 2], quat[b, 3])
+        rot = quat_to_matrix(quat[b])
         m = model_id[b]
         v0, v1 = vert_off[m], vert_off[m + 1]
         if world.shape[0] < v1 - v0:

@@ -18,6 +18,13 @@ SIDES = ("x_min", "x_max", "z_min", "z_max")
 SHAPES = ("box", "sphere")  # built-in object shapes; any other model name is an OBJ file
 
 
+def _span_rises(span: tuple[float, float] | None) -> list[Problem]:
+    """A `span` (from, to) must rise."""
+    if span is not None and span[1] <= span[0]:
+        return [("span", f"must rise: span[1] > span[0] (got {span[0]:g}, {span[1]:g})")]
+    return []
+
+
 def _kind_keys(obj: Any, kind: str, keys: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> list[Problem]:
     """Report keys given that `kind` does not use, and required keys it lacks.
 
@@ -74,8 +81,7 @@ class TerrainSpec:
 
     def check(self) -> list[Problem]:
         out = _kind_keys(self, self.kind, _TERRAIN_KEYS)
-        if self.span is not None and self.span[1] <= self.span[0]:
-            out.append(("span", f"must rise: span[1] > span[0] (got {self.span[0]:g}, {self.span[1]:g})"))
+        out += _span_rises(self.span)
         return out
 
 
@@ -118,8 +124,7 @@ class ObstacleSpec:
 
     def check(self) -> list[Problem]:
         out = _kind_keys(self, self.kind, _OBSTACLE_KEYS)
-        if self.span is not None and self.span[1] <= self.span[0]:
-            out.append(("span", f"must rise: span[1] > span[0] (got {self.span[0]:g}, {self.span[1]:g})"))
+        out += _span_rises(self.span)
         if self.start is not None and self.start == self.end:
             out.append(("end", "must differ from start"))
         return out
@@ -164,8 +169,7 @@ class WaveMakerSpec:
 
     def check(self) -> list[Problem]:
         out = _kind_keys(self, self.kind, _WAVE_KEYS)
-        if self.span is not None and self.span[1] <= self.span[0]:
-            out.append(("span", f"must rise: span[1] > span[0] (got {self.span[0]:g}, {self.span[1]:g})"))
+        out += _span_rises(self.span)
         return out
 
 

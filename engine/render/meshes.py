@@ -132,39 +132,41 @@ def bed_mesh(bed: ArrayLike, dx: float, repeat: float = 1.0, floor: float = 1e-4
                        np.stack([x0, z0], 1)], 1) * t
         parts.append(_quads(np.stack([x0, y01, z1], 1), np.stack([x1, y11, z1], 1), np.stack([x1, y10, z0], 1),
                             np.stack([x0, y00, z0], 1), n, uv, 0.0))
-    # sides across x faces (between columns i and i + 1)
-    kk, ii = np.nonzero(np.abs(np.diff(b, axis=1)) > cliff)
-    if len(kk):
-        left, right = b[kk, ii], b[kk, ii + 1]
-        lo, hi = np.minimum(left, right), np.maximum(left, right)
-        x = (ii + 1) * dx
-        z0, z1 = kk * dx, (kk + 1) * dx
-        facing_neg = left < right                     # the lower cell is on the -x side
-        sign = np.where(facing_neg, -1.0, 1.0)
-        n = np.stack([sign, np.zeros_like(sign), np.zeros_like(sign)], 1)
-        za = np.where(facing_neg, z0, z1)             # order the corners counter-clockwise
-        zb = np.where(facing_neg, z1, z0)
-        uv = np.stack([np.stack([za, lo], 1), np.stack([zb, lo], 1), np.stack([zb, hi], 1),
-                       np.stack([za, hi], 1)], 1) * t
-        parts.append(_quads(np.stack([x, lo, za], 1), np.stack([x, lo, zb], 1), np.stack([x, hi, zb], 1),
-                            np.stack([x, hi, za], 1), n, uv, 0.0))
-    # sides across z faces (between rows k and k + 1)
-    kk, ii = np.nonzero(np.abs(np.diff(b, axis=0)) > cliff)
-    if len(kk):
-        near, far = b[kk, ii], b[kk + 1, ii]
-        lo, hi = np.minimum(near, far), np.maximum(near, far)
-        z = (kk + 1) * dx
-        x0, x1 = ii * dx, (ii + 1) * dx
-        facing_neg = near < far                       # the lower cell is on the -z side
-        sign = np.where(facing_neg, -1.0, 1.0)
-        n = np.stack([np.zeros_like(sign), np.zeros_like(sign), sign], 1)
-        xa = np.where(facing_neg, x1, x0)
-        xb = np.where(facing_neg, x0, x1)
-        uv = np.stack([np.stack([xa, lo], 1), np.stack([xb, lo], 1), np.stack([xb, hi], 1),
-                       np.stack([xa, hi], 1)], 1) * t
-        parts.append(_quads(np.stack([xa, lo, z], 1), np.stack([xb, lo, z], 1), np.stack([xb, hi, z], 1),
-                            np.stack([xa, hi, z], 1), n, uv, 0.0))
+    for axis in (1, 0):
+        side = _cliff_sides(b, axis, dx, cliff, t)
+        if side is not None:
+            parts.append(side)
     return np.concatenate(parts) if parts else np.zeros((0, 9), F32)
+
+
+def _cliff_sides(b: NDArray, axis: int, dx: float, cliff: float, t: float) -> NDArray[np.float32] | None:
+    """Vertical quads where the bed steps by more than `cliff` between neighbours along `axis`
+    (1: across x faces, between columns i and i + 1; 0: across z faces, between rows k and k + 1),
+    from the lower bed to the higher, facing the lower cell; None where there are none."""
+    kk, ii = np.nonzero(np.abs(np.diff(b, axis=axis)) > cliff)
+    if not len(kk):
+        return None
+    across_x = axis == 1
+    near, far = b[kk, ii], (b[kk, ii + 1] if across_x else b[kk + 1, ii])
+    lo, hi = np.minimum(near, far), np.maximum(near, far)
+    at = ((ii if across_x else kk) + 1) * dx           # the face's x (or z)
+    along = kk if across_x else ii                     # the cell along the face
+    a0, a1 = along * dx, (along + 1) * dx
+    facing_neg = near < far                            # the lower cell is on the - side
+    sign = np.where(facing_neg, -1.0, 1.0)
+    zero = np.zeros_like(sign)
+    n = np.stack([sign, zero, zero] if across_x else [zero, zero, sign], 1)
+    if not across_x:                                   # counter-clockwise seen from the lower cell
+        a0, a1 = a1, a0
+    pa = np.where(facing_neg, a0, a1)
+    pb = np.where(facing_neg, a1, a0)
+    uv = np.stack([np.stack([pa, lo], 1), np.stack([pb, lo], 1), np.stack([pb, hi], 1),
+                   np.stack([pa, hi], 1)], 1) * t
+
+    def corner(a: NDArray, y: NDArray) -> NDArray:
+        return np.stack([at, y, a] if across_x else [a, y, at], 1)
+
+    return _quads(corner(pa, lo), corner(pb, lo), corner(pb, hi), corner(pa, hi), n, uv, 0.0)
 
 
 def lathe(profile: ArrayLike, segments: int = 24, cap_top: bool = False

@@ -38,7 +38,24 @@ def _ptr(a: NDArray) -> ctypes.c_void_p:
     return ctypes.c_void_p(a.ctypes.data)
 
 
-class Texture2D:
+class _Texture:
+    """What every texture kind shares: a GL name (`id`) bound to a target."""
+
+    TARGET = "GL_TEXTURE_2D"
+    id: int = 0
+
+    def bind(self, unit: int) -> None:
+        g = gl()
+        g.glActiveTexture(g.GL_TEXTURE0 + unit)
+        g.glBindTexture(getattr(g, self.TARGET), self.id)
+
+    def delete(self) -> None:
+        if self.id:
+            gl().glDeleteTextures(1, ctypes.byref(ctypes.c_uint(self.id)))
+            self.id = 0
+
+
+class Texture2D(_Texture):
     """A 2D texture; `upload(array)` replaces its contents in one call."""
 
     _FORMATS = {  # (channels, dtype) -> (internal, format, type)
@@ -87,19 +104,11 @@ class Texture2D:
         if self.mipmap:
             g.glGenerateMipmap(g.GL_TEXTURE_2D)
 
-    def bind(self, unit: int) -> None:
-        g = gl()
-        g.glActiveTexture(g.GL_TEXTURE0 + unit)
-        g.glBindTexture(g.GL_TEXTURE_2D, self.id)
 
-    def delete(self) -> None:
-        if self.id:
-            gl().glDeleteTextures(1, ctypes.byref(ctypes.c_uint(self.id)))
-            self.id = 0
-
-
-class CubeMap:
+class CubeMap(_Texture):
     """A cube map from six (n, n, 3) uint8 faces in GL order +x, -x, +y, -y, +z, -z."""
+
+    TARGET = "GL_TEXTURE_CUBE_MAP"
 
     def __init__(self, faces: list[NDArray[np.uint8]]) -> None:
         g = gl()
@@ -114,16 +123,6 @@ class CubeMap:
                      (g.GL_TEXTURE_WRAP_S, g.GL_CLAMP_TO_EDGE), (g.GL_TEXTURE_WRAP_T, g.GL_CLAMP_TO_EDGE),
                      (g.GL_TEXTURE_WRAP_R, g.GL_CLAMP_TO_EDGE)):
             g.glTexParameteri(g.GL_TEXTURE_CUBE_MAP, p, v)
-
-    def bind(self, unit: int) -> None:
-        g = gl()
-        g.glActiveTexture(g.GL_TEXTURE0 + unit)
-        g.glBindTexture(g.GL_TEXTURE_CUBE_MAP, self.id)
-
-    def delete(self) -> None:
-        if self.id:
-            gl().glDeleteTextures(1, ctypes.byref(ctypes.c_uint(self.id)))
-            self.id = 0
 
 
 class Framebuffer:
