@@ -295,6 +295,13 @@ def closed_solids(model_verts, model_tris, vert_off, tri_off):
 
 
 @njit(cache=True, inline="always")
+def _rotate(r, x, y, z):
+    """R (x, y, z) for a 3x3 rotation R."""
+    return (r[0, 0] * x + r[0, 1] * y + r[0, 2] * z, r[1, 0] * x + r[1, 1] * y + r[1, 2] * z,
+            r[2, 0] * x + r[2, 1] * y + r[2, 2] * z)
+
+
+@njit(cache=True, inline="always")
 def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_factor, c_skin):
     """Drag, lift and skin friction on one submerged piece (see water_to_bodies_framed)."""
     qfx = qfy = qfz = 0.0
@@ -412,9 +419,7 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
             # pressure: rho g V up the surface normal (-p1, 1, -p2) through the centre of buoyancy
             vb = solids[m, 0]
             bx, by, bz = solids[m, 1], solids[m, 2], solids[m, 3]
-            rcx = rot[0, 0] * bx + rot[0, 1] * by + rot[0, 2] * bz
-            rcy = rot[1, 0] * bx + rot[1, 1] * by + rot[1, 2] * bz
-            rcz = rot[2, 0] * bx + rot[2, 1] * by + rot[2, 2] * bz
+            rcx, rcy, rcz = _rotate(rot, bx, by, bz)
             p = rho * g * vb
             fx = -p * planes[b, 1]
             fy = p
@@ -438,17 +443,13 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                 gx = frames[tri, 4]
                 gy = frames[tri, 5]
                 gz = frames[tri, 6]
-                rx = rot[0, 0] * gx + rot[0, 1] * gy + rot[0, 2] * gz
-                ry = rot[1, 0] * gx + rot[1, 1] * gy + rot[1, 2] * gz
-                rz = rot[2, 0] * gx + rot[2, 1] * gy + rot[2, 2] * gz
+                rx, ry, rz = _rotate(rot, gx, gy, gz)
                 ccx = cx0 + rx
                 ccz = cz0 + rz
                 bn0 = frames[tri, 0]
                 bn1 = frames[tri, 1]
                 bn2 = frames[tri, 2]
-                nx_ = rot[0, 0] * bn0 + rot[0, 1] * bn1 + rot[0, 2] * bn2
-                ny_ = rot[1, 0] * bn0 + rot[1, 1] * bn1 + rot[1, 2] * bn2
-                nz_ = rot[2, 0] * bn0 + rot[2, 1] * bn1 + rot[2, 2] * bn2
+                nx_, ny_, nz_ = _rotate(rot, bn0, bn1, bn2)
                 if inside:
                     uw, ww = _water_velocity_inside(u, w, ccx * inv_dx, ccz * inv_dx)
                 else:
@@ -488,9 +489,7 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
             bn0 = frames[tri, 0]
             bn1 = frames[tri, 1]
             bn2 = frames[tri, 2]
-            nx_ = rot[0, 0] * bn0 + rot[0, 1] * bn1 + rot[0, 2] * bn2
-            ny_ = rot[1, 0] * bn0 + rot[1, 1] * bn1 + rot[1, 2] * bn2
-            nz_ = rot[2, 0] * bn0 + rot[2, 1] * bn1 + rot[2, 2] * bn2
+            nx_, ny_, nz_ = _rotate(rot, bn0, bn1, bn2)
             uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
             # clip the triangle to y <= eta_c (Sutherland-Hodgman against one plane): <= 4 corners
             count = 0
@@ -552,29 +551,8 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                 ury = vy + (oz * rx - ox * rz)
                 urz = vz + (ox * ry - oy * rx) - ww
                 speed = np.sqrt(urx * urx + ury * ury + urz * urz)
-                qfx = qfy = qfz = 0.0
-                if speed > 1e-9:
-                    ndu = nx_ * urx + ny_ * ury + nz_ * urz
-                    if ndu >= 0.0:                # facing the flow (the sign of n.u / |u|)
-                        ndu /= speed
-                        a_eff = area * (area_factor * ndu + 1.0 - area_factor)
-                        kd = 0.5 * rho * cd * a_eff * speed
-                        qfx -= kd * urx
-                        qfy -= kd * ury
-                        qfz -= kd * urz
-                        # lift: -1/2 rho C_L A_eff |u| (u x l), l = (n x u) / |n x u|
-                        lx = ny_ * urz - nz_ * ury
-                        ly = nz_ * urx - nx_ * urz
-                        lz = nx_ * ury - ny_ * urx
-                        lm = np.sqrt(lx * lx + ly * ly + lz * lz)
-                        if lm > 1e-12:
-                            kl = 0.5 * rho * cl * a_eff * speed / lm
-                            qfx -= kl * (ury * lz - urz * ly)
-                            qfy -= kl * (urz * lx - urx * lz)
-                            qfz -= kl * (urx * ly - ury * lx)
-                    qfx -= c_skin * area * urx
-                    qfy -= c_skin * area * ury
-                    qfz -= c_skin * area * urz
+                qfx, qfy, qfz = _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl,
+                                             area_factor, c_skin)
                 dfx += qfx
                 dfy += qfy
                 dfz += qfz
