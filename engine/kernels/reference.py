@@ -56,12 +56,10 @@ def _boundary_flux(v: F64, h_in: F64, b_in: F64, eta_out: float, inward: float) 
     return v * inward * np.where(v * inward > 0.0, np.maximum(eta_out - b_in, 0.0), h_in)
 
 
-def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, side_eta: NDArray,
-            dx: float, g: float, s: float, clamp: float = sw.CLAMP, dry: float = sw.DRY) -> float:
-    """Advance one substep of s seconds in place; return the m^3 that came in through open sides."""
+def advect(h: F64, u: F64, w: F64, dx: float, s: float, dry: float = sw.DRY) -> None:
+    """Advect u and w by s seconds in place: backtrace by the face velocity, bilinear gather."""
     nz, nx = h.shape
     c = s / dx
-    # (1) semi-Lagrangian advection, backtrace by the face velocity, bilinear gather
     u2 = u.copy()
     kk, ii = np.meshgrid(np.arange(nz, dtype=float), np.arange(1, nx, dtype=float), indexing="ij")
     wbar = 0.25 * (w[:-1, :-1] + w[:-1, 1:] + w[1:, :-1] + w[1:, 1:])
@@ -73,31 +71,43 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
     # fronts onto dry cells take the velocity behind them
     u2[:, 1:-1] = _front(u2[:, 1:-1], h[:, :-1], h[:, 1:], u[:, :-2], u[:, 2:], dry)
     w2[1:-1, :] = _front(w2[1:-1, :], h[:-1, :], h[1:, :], w[:-2, :], w[2:, :], dry)
+    u[...] = u2
+    w[...] = w2
+
+
+def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, side_eta: NDArray,
+            dx: float, g: float, s: float, clamp: float = sw.CLAMP, dry: float = sw.DRY) -> float:
+    """One gravity substep of s seconds in place (depth, surface gradient, walls); return the m^3
+    that came in through open sides."""
+    c = s / dx
+    # fronts onto dry cells take the velocity behind them
+    u[:, 1:-1] = _front(u[:, 1:-1].copy(), h[:, :-1], h[:, 1:], u[:, :-2].copy(), u[:, 2:].copy(), dry)
+    w[1:-1, :] = _front(w[1:-1, :].copy(), h[:-1, :], h[1:, :], w[:-2, :].copy(), w[2:, :].copy(), dry)
     # (2) depth in flux form, upwind depth, closed faces carry nothing
     F = np.zeros_like(u)
-    up = np.where(u2[:, 1:-1] > 0.0, h[:, :-1], h[:, 1:])
-    F[:, 1:-1] = np.where(_open_faces(h[:, :-1], bed[:, :-1], h[:, 1:], bed[:, 1:], dry), u2[:, 1:-1] * up, 0.0)
+    up = np.where(u[:, 1:-1] > 0.0, h[:, :-1], h[:, 1:])
+    F[:, 1:-1] = np.where(_open_faces(h[:, :-1], bed[:, :-1], h[:, 1:], bed[:, 1:], dry), u[:, 1:-1] * up, 0.0)
     G = np.zeros_like(w)
-    up = np.where(w2[1:-1, :] > 0.0, h[:-1, :], h[1:, :])
-    G[1:-1, :] = np.where(_open_faces(h[:-1, :], bed[:-1, :], h[1:, :], bed[1:, :], dry), w2[1:-1, :] * up, 0.0)
+    up = np.where(w[1:-1, :] > 0.0, h[:-1, :], h[1:, :])
+    G[1:-1, :] = np.where(_open_faces(h[:-1, :], bed[:-1, :], h[1:, :], bed[1:, :], dry), w[1:-1, :] * up, 0.0)
     inflow = 0.0
     if sides[0] == sw.OPEN:
-        F[:, 0] = _boundary_flux(u2[:, 0], h[:, 0], bed[:, 0], side_eta[0], 1.0)
+        F[:, 0] = _boundary_flux(u[:, 0], h[:, 0], bed[:, 0], side_eta[0], 1.0)
         inflow += F[:, 0].sum()
     if sides[1] == sw.OPEN:
-        F[:, -1] = -_boundary_flux(u2[:, -1], h[:, -1], bed[:, -1], side_eta[1], -1.0)
+        F[:, -1] = -_boundary_flux(u[:, -1], h[:, -1], bed[:, -1], side_eta[1], -1.0)
         inflow -= F[:, -1].sum()
     if sides[2] == sw.OPEN:
-        G[0, :] = _boundary_flux(w2[0, :], h[0, :], bed[0, :], side_eta[2], 1.0)
+        G[0, :] = _boundary_flux(w[0, :], h[0, :], bed[0, :], side_eta[2], 1.0)
         inflow += G[0, :].sum()
     if sides[3] == sw.OPEN:
-        G[-1, :] = -_boundary_flux(w2[-1, :], h[-1, :], bed[-1, :], side_eta[3], -1.0)
+        G[-1, :] = -_boundary_flux(w[-1, :], h[-1, :], bed[-1, :], side_eta[3], -1.0)
         inflow -= G[-1, :].sum()
     hn = np.maximum(h - c * (F[:, 1:] - F[:, :-1] + G[1:, :] - G[:-1, :]), 0.0)
     # (3) velocity from the new surface gradient, (4) walls
     vcap = clamp * dx / s
-    u[:, 1:-1] = _accelerate(u2[:, 1:-1], hn[:, :-1], bed[:, :-1], hn[:, 1:], bed[:, 1:], ax[:, 1:-1], g, s, dx, vcap, dry)
-    w[1:-1, :] = _accelerate(w2[1:-1, :], hn[:-1, :], bed[:-1, :], hn[1:, :], bed[1:, :], az[1:-1, :], g, s, dx, vcap, dry)
+    u[:, 1:-1] = _accelerate(u[:, 1:-1], hn[:, :-1], bed[:, :-1], hn[:, 1:], bed[:, 1:], ax[:, 1:-1], g, s, dx, vcap, dry)
+    w[1:-1, :] = _accelerate(w[1:-1, :], hn[:-1, :], bed[:-1, :], hn[1:, :], bed[1:, :], az[1:-1, :], g, s, dx, vcap, dry)
     u[:, 0] = _open_velocity(hn[:, 0], bed[:, 0], side_eta[0], g, -1.0, vcap) if sides[0] == sw.OPEN else 0.0
     u[:, -1] = _open_velocity(hn[:, -1], bed[:, -1], side_eta[1], g, 1.0, vcap) if sides[1] == sw.OPEN else 0.0
     w[0, :] = _open_velocity(hn[0, :], bed[0, :], side_eta[2], g, -1.0, vcap) if sides[2] == sw.OPEN else 0.0
@@ -109,14 +119,19 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
 def advance(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, side_eta: NDArray,
             dx: float, g: float, dt: float, cfl: float = sw.CFL, flow_cfl: float = sw.FLOW_CFL,
             clamp: float = sw.CLAMP, dry: float = sw.DRY) -> tuple[int, float]:
-    """Take one fixed step of dt as n equal CFL substeps, in place; return (n, boundary volume m^3).
+    """Take one fixed step of dt in place: n equal CFL substeps of depth and surface gradient, with
+    the velocities advected in m parts spread among them (`sw._plan`); return (n, boundary m^3).
 
-    n is chosen once, from the state at the start of the step.
+    n and m are chosen once, from the state at the start of the step.
     """
     hmax = float(h.max())
     vmax = float(max(np.abs(u).max(), np.abs(w).max()))
     n = sw.substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl)
+    m = sw.advections_for(dt, dx, vmax)
     bvol = 0.0
-    for _ in range(n):
-        bvol += substep(h, bed, u, w, ax, az, sides, side_eta, dx, g, dt / n, clamp, dry)
+    for kind in sw._plan(m, n):
+        if kind == 1:
+            advect(h, u, w, dx, dt / m, dry)
+        else:
+            bvol += substep(h, bed, u, w, ax, az, sides, side_eta, dx, g, dt / n, clamp, dry)
     return n, bvol

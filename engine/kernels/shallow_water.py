@@ -56,14 +56,19 @@ DRY = 1e-6          # m: a face carries flow only where the higher surface is th
 MAX_SUBSTEPS = 1000  # more substeps than this in one fixed step is a runaway
 RUNAWAY = 1000.0    # m/s: a water speed above this is a runaway
 
-# Pipeline shape (see the module docstring): each substep trails the one before by LAG rows and
-# keeps RING rows (a power of two >= 2 LAG + 2). MAX_LEVELS substeps share one pass over the grid;
-# more substeps take more passes.
+# ADVECT_CFL: the most cells the flow may carry a velocity in one advection part. The upwind 2 x 2
+# bilinear stencil (`_bilinear`) reaches one cell, so the step takes more parts where the flow is faster.
+ADVECT_CFL = 1.0
+
+# Pipeline shape (see the module docstring): each level (an advection part or a gravity substep)
+# trails the one before by LAG rows and keeps RING rows (a power of two >= LAG + 2; the wall face
+# row nz has its own buffer). Up to MAX_LEVELS
+# levels share one pass over the grid; more take more passes, of equal size.
 LAG = 2
-RING = 8
+RING = 4
 _RMASK = RING - 1
-MAX_LEVELS = 8
-MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: the 2 x LAG x levels halo rows stay a small overhead
+MAX_LEVELS = 10
+MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: the 2 (levels + 1) halo rows stay a small overhead
 
 # status codes returned by `advance`
 OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
@@ -109,25 +114,31 @@ def chunks_for(nz: int, threads: int) -> int:
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
             cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks):
-    """Take one fixed step of dt seconds as n equal CFL substeps; update h, u, w in place.
+    """Take one fixed step of dt seconds: advect the velocities, then n equal CFL substeps of the
+    depth and the surface gradient; update h, u, w in place.
 
     Equations (shallow water, bed height b, surface eta = b + h, external acceleration a):
 
         h_t + div(h v) = 0                              [m/s]
         v_t + (v . grad) v = -g grad(eta) + a           [m/s^2]
 
-    Each substep of length s (units: m, s, m/s; c = s / dx):
-    (1) semi-Lagrangian advection of u and w: backtrace each face by its own velocity and the
-        other component averaged from the four faces around it, sample bilinearly; the velocity
-        behind a wet/dry front is carried onto it (`_front`);
-    (2) depth in flux form with the upwind depth, F = u h_up (h_up = h_l if u > 0 else h_r) on open faces:
-        h <- h - c (F_r - F_l + G_t - G_b), which conserves volume to round-off;
+    The step splits them (units: m, s, m/s):
+    (1) semi-Lagrangian advection of u and w over the whole step, in m equal parts of dt / m with
+        |v| dt / (m dx) <= ADVECT_CFL: backtrace each face by its own velocity and the other
+        component averaged from the four faces around it, sample bilinearly; the velocity behind
+        a wet/dry front is carried onto it (`_front`). Semi-Lagrangian advection is stable for any
+        step, so it need not follow the gravity waves' substeps, and one interpolation per step
+        instead of one per substep smears the flow n times less.
+    Then n substeps of length s, c = s / dx:
+    (2) depth in flux form with the upwind depth, F = u h_up (h_up = h_l if u > 0 else h_r) on open
+        faces: h <- h - c (F_r - F_l + G_t - G_b), which conserves volume to round-off;
     (3) u <- u - g c (eta_r' - eta_l') + a s, eta' the surface raised to the higher bed
         (hydrostatic reconstruction), zero on faces the water cannot reach over, |u| <= clamp / c;
     (4) walls: reflective sides get zero normal velocity, open sides the characteristic condition
         of `_open_velocity`.
-    From the state at the start of the step (h_max, v_max): s = dt / n with n the fewest substeps
-    that keep s <= cfl dx / (sqrt(g h_max) + v_max) and s <= flow_cfl dx / v_max.
+    From the state at the start of the step (h_max, v_max): n is the fewest substeps that keep
+    s <= cfl dx / (sqrt(g h_max) + v_max) and s <= flow_cfl dx / v_max (`substeps_for`), m the
+    fewest advection parts (`advections_for`).
 
     Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN for x_min,
     x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
@@ -143,23 +154,32 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     n = substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl)
     if vmax > runaway or n > max_substeps:
         return RUNAWAY_STATUS, 0.0, 0, 0.0
+    m = advections_for(dt, dx, vmax)
     s = dt / n
-    reach = LAG * min(n, MAX_LEVELS)
+    total = m + n
+    plan = _plan(m, n)
+    passes = (total + MAX_LEVELS - 1) // MAX_LEVELS
+    per_pass = (total + passes - 1) // passes
+    reach = LAG * per_pass + 1
     halo_h = np.empty((chunks, 2 * reach + 1, nx))
     halo_u = np.empty((chunks, 2 * reach + 1, nx + 1))
     halo_w = np.empty((chunks, 2 * reach + 1, nx))
     done = 0
+    waves = 0
     bvol = 0.0
-    while done < n:
-        levels = min(MAX_LEVELS, n - done)
-        _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s,
+    while done < total:
+        levels = min(per_pass, total - done)
+        kinds = plan[done:done + levels]
+        _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, dt / m,
                min(clamp, 1.0) * dx / s, dry, chunks, halo_h, halo_u, halo_w)
         for k in range(nz):
             bvol += inflow[k]
         done += levels
+        for l in range(levels):
+            waves += 1 - kinds[l]
         hmax, vmax, finite = _reduce(rows)
         if not finite:
-            return NOT_FINITE, done * s, done, bvol
+            return NOT_FINITE, waves * s, waves, bvol
     return OK, dt, n, bvol
 
 
@@ -174,6 +194,24 @@ def substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl):
     if vmax > 0.0:
         s_cfl = min(s_cfl, flow_cfl * dx / vmax)
     return max(1, int(math.ceil(dt / s_cfl * (1.0 - 1e-12))))
+
+
+@njit(cache=True)
+def _plan(m, n):
+    """The order of a step's levels: 1 for an advection part, 0 for a gravity substep. The m parts
+    are spread evenly over the n substeps, the first before the first substep; a wet/dry front
+    advances one cell per part (`_front`), so it keeps up with flow that moves a cell per part."""
+    plan = np.zeros(m + n, dtype=np.int64)
+    for p in range(m):
+        stop = (p * n + m - 1) // m      # substeps before part p: ceil(p n / m)
+        plan[stop + p] = 1
+    return plan
+
+
+@njit(cache=True)
+def advections_for(dt, dx, vmax):
+    """The fewest equal parts of a dt step that each move the flow at most ADVECT_CFL cells."""
+    return max(1, int(math.ceil(vmax * dt / (ADVECT_CFL * dx) * (1.0 - 1e-12))))
 
 
 @njit(cache=True)
@@ -341,51 +379,6 @@ def _wet_pair(k, nz, level, low):
             and low[k & _RMASK] > _WET_BITS and low[(k + 1) & _RMASK] > _WET_BITS)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _x_faces(r0, r1, r2, wl, wh, hr, br, ua, fx, sides, side_eta, c, dry, wet):
-    """Advect one row of x faces into ua and their volume fluxes into fx (`_advect_u_row`, then
-    `_x_fluxes`); where the row is wet (see WET) in one loop, the flux taken while the advected
-    velocity is still in a register."""
-    if wet:
-        nx = hr.shape[0]
-        cq = c * _QUARTER
-        ua[0] = r1[0]
-        ua[nx] = r1[nx]
-        for i in range(1, nx):
-            v = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
-            ua[i] = v
-            fx[i] = _upwind_flux(v, hr[i - 1], hr[i])
-        _x_walls(ua, hr, br, fx, sides, side_eta)
-    else:
-        _advect_u_row(r0, r1, r2, wl, wh, hr, ua, c, dry, False)
-        _x_fluxes(ua, hr, br, fx, sides, side_eta, dry, False)
-
-
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _z_faces(k, nz, r0, r1, r2, ul, uh, h0, b0, h1, b1, wa, gt, sides, side_eta, c, dry, wet):
-    """Advect z face row k (0..nz) into wa and its volume fluxes into gt (`_advect_w_row`, then
-    `_z_fluxes`); the wall rows 0 and nz are copied. Where rows k - 1 and k are wet, one loop."""
-    if 0 < k < nz and wet:
-        nx = h0.shape[0]
-        cq = c * _QUARTER
-        for i in range(1, nx - 1):
-            v = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
-            wa[i] = v
-            gt[i] = _upwind_flux(v, h0[i], h1[i])
-        for i in (0, nx - 1):
-            v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1),
-                             (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
-            wa[i] = v
-            gt[i] = _upwind_flux(v, h0[i], h1[i])
-        return
-    if k == 0 or k == nz:
-        for i in range(wa.shape[0]):
-            wa[i] = r1[i]
-    else:
-        _advect_w_row(r0, r1, r2, ul, uh, h0, h1, wa, c, dry, False)
-    _z_fluxes(k, nz, wa, h0, b0, h1, b1, gt, sides, side_eta, dry, False)
-
-
 @njit(cache=True, fastmath=_FAST)
 def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
     """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces
@@ -473,7 +466,7 @@ def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
             out[i] = _flux(wa[i], h0[i], b0[i], h1[i], b1[i], dry)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _depth(hr, fx, gb, gt, c, hn):
     """New depth of one cell row from its face fluxes, h - c (F_r - F_l + G_t - G_b); return the
     row's smallest new depth as a bit pattern (non-negative doubles order like their bits).
@@ -485,7 +478,7 @@ def _depth(hr, fx, gb, gt, c, hn):
     return _min_bits(hn)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
 def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, wet):
     """New x faces of one row, walls included, from the advected ones (ua) and the new depths hr.
     acc is the row's external acceleration, m/s^2, read only when has_ext."""
@@ -502,12 +495,61 @@ def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, 
     else:
         for i in range(1, nx):
             out[i] = _accelerate(ua[i], hr[i - 1], br[i - 1], hr[i], br[i], _Z, gc, vcap, dry)
+    _u_walls(hr, br, out, sides, side_eta, g, vcap)
+
+
+@njit(cache=True)
+def _u_walls(hr, br, out, sides, side_eta, g, vcap):
+    """The two x wall faces of a row from its new depths: zero, or the open condition."""
+    nx = hr.shape[0]
     v = float(vcap)
     out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, v) if sides[0] == OPEN else 0.0
     out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, v) if sides[1] == OPEN else 0.0
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST)
+def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_eta, g, c, gc, vc, vcap):
+    """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
+    height, without external acceleration: the loops of `_wave_unit` with the wet/dry rules
+    dropped (identities there). Return (the smallest new depth as a bit pattern, the row's inflow
+    through open x sides in m^2/s).
+
+    The rings are indexed in place, [level, slot, i], reading level li and writing level lo: no
+    array views, whose reference counting cost more than the loops of a short row. Hb is H viewed
+    as int64, for the smallest depth's bit pattern (an integer min vectorises). G[lo, pb]
+    holds the fluxes below the row (computed here when `first`), G[lo, pt] receives those above.
+    The first row of a level writes no z faces below (see `_wave_unit`).
+    """
+    m = _RMASK
+    nx = H.shape[2]
+    sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
+    if first:
+        for i in range(nx):
+            G[lo, pb, i] = _upwind_flux(W[li, sj, i], H[li, sm, i], H[li, sj, i])
+    for i in range(nx):
+        G[lo, pt, i] = _upwind_flux(W[li, sp, i], H[li, sj, i], H[li, sp, i])
+    for i in range(1, nx):
+        fx[i] = _upwind_flux(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i])
+    fx[0] = _boundary_flux(float(U[li, sj, 0]), H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
+    fx[nx] = (-_boundary_flux(float(U[li, sj, nx]), H[li, sj, nx - 1], bed[j, nx - 1], side_eta[1], -1.0)
+              if sides[1] == OPEN else 0.0)
+    for i in range(nx):
+        H[lo, sj, i] = max(H[li, sj, i] - c * (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]), 0.0)
+    low = _INF_BITS
+    for i in range(nx):
+        low = min(low, Hb[lo, sj, i])
+    for i in range(1, nx):
+        U[lo, sj, i] = _push(U[li, sj, i], H[lo, sj, i] - H[lo, sj, i - 1], _Z, gc, vc)
+    U[lo, sj, 0] = _open_velocity(H[lo, sj, 0], bed[j, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
+    U[lo, sj, nx] = (_open_velocity(H[lo, sj, nx - 1], bed[j, nx - 1], side_eta[1], g, 1.0, vcap)
+                     if sides[1] == OPEN else 0.0)
+    if not first:
+        for i in range(nx):
+            W[lo, sj, i] = _push(W[li, sj, i], H[lo, sj, i] - H[lo, sm, i], _Z, gc, vc)
+    return low, fx[0] - fx[nx]
+
+
+@njit(cache=True, fastmath=_FAST)
 def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
     """New interior z faces of one row from the advected ones (wa), between cell rows with new
     depths h0 (below) and h1 (above)."""
@@ -571,20 +613,117 @@ def _copy_row(src, dst):
         dst[i] = src[i]
 
 
-@njit(cache=True, fastmath=_FAST)
-def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wpair, gpair, par, ua, fx, bed, ax, az,
-          ext, sides, side_eta, g, c, c32, s, vcap, dry):
-    """Advance row j by one substep: its depth, its x faces and the z faces below it (and, for the
-    top row, the wall above). Return the row's inflow through open sides, m^2/s.
+@njit(cache=True, inline="always")
+def _face(W, top, k, nz):
+    """z face row k from a ring: rows 0 .. nz - 1 in slot k & _RMASK, the wall row nz in `top`."""
+    return W[k & _RMASK] if k < nz else top
 
-    H, U, W: ring buffers (depth, x and z faces) of the state before the substep, rows j - 2 ..
-    j + 2 read; Hn, Un, Wn: the rings being written (row j - 1 read). low, low_n: each ring row's
-    smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit pattern),
-    else -1. wpair, gpair: two rows each of advected z faces and their fluxes; par[0] picks the
-    pair holding the faces below row j (wl, gl), left by row j - 1, and the other receives the
-    faces above it (wa, gt). `first` (the first row this substep computes) makes wl, gl here
-    instead, and the new depth of row j - 1 with them. ua, fx: scratch rows. ext: the statistics
-    rows of `_stats`; the loops read ax[j], az[j] only where ext[j, _EXT] says they are nonzero.
+
+@njit(cache=True, fastmath=_FAST)
+def _front_u_row(ur, hr, out, dry):
+    """`_front` on the interior x faces of one row (the ends are walls): into out, returned."""
+    nx = hr.shape[0]
+    out[0] = ur[0]
+    out[nx] = ur[nx]
+    for i in range(1, nx):
+        out[i] = _front(ur[i], hr[i - 1], hr[i], ur[i - 1], ur[i + 1], dry)
+    return out
+
+
+@njit(cache=True, fastmath=_FAST)
+def _front_w_row(wb, wk, wn, h0, h1, out, dry):
+    """`_front` on interior z face row k (wk) between depths h0 (below) and h1 (above); wb, wn the
+    face rows k - 1 and k + 1. Into out, returned."""
+    for i in range(out.shape[0]):
+        out[i] = _front(wk[i], h0[i], h1[i], wb[i], wn[i], dry)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _fronted_w(k, nz, W, top, H, out, fast, dry):
+    """z face row k ready for a gravity substep: the ring row itself where the rows on both sides
+    are wet (`_front` is the identity there) or k is a wall row, else `_front` of it into out."""
+    if fast or k == 0 or k == nz:
+        return _face(W, top, k, nz)
+    return _front_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], _face(W, top, k + 1, nz), H[(k - 1) & _RMASK],
+                        H[k & _RMASK], out, dry)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, c, dry):
+    """Advect row j by one advection part (c = part / dx in float32): its x faces and the z faces
+    below it (the top row also copies the wall row above); the depths pass through unchanged.
+
+    Reads rows j - 1 .. j + 1 of the rings H, U, W (T, Tn: the wall face row nz) and writes row j of
+    Hn, Un, Wn. The first row a of a level (a > 0) leaves its z faces below unset, like
+    `_wave_unit`: nothing downstream reads them (see `_sweep`).
+    """
+    m = _RMASK
+    jm = max(j - 1, 0)
+    jp = min(j + 1, nz - 1)
+    hr = H[j & m]
+    _copy_row(hr, Hn[j & m])
+    low_n[j & m] = low[j & m]
+    wet = low[j & m] > _WET_BITS
+    wh = _face(W, T, j + 1, nz)
+    _advect_u_row(U[jm & m], U[j & m], U[jp & m], W[j & m], wh, hr, Un[j & m], c, dry, wet)
+    if j == 0:
+        _copy_row(W[0], Wn[0])
+    elif j > a:
+        _advect_w_row(W[jm & m], W[j & m], wh, U[jm & m], U[j & m], H[jm & m], hr, Wn[j & m],
+                      c, dry, wet and low[jm & m] > _WET_BITS)
+    if j == nz - 1:
+        _copy_row(T, Tn)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _advect_fast(H, U, W, li, lo, j, first, c):
+    """`_advect_unit` of an interior row j whose cells and the row below are all wet (`_front` is
+    the identity there), indexing the rings in place like `_wave_fast` (c = part / dx, float32)."""
+    m = _RMASK
+    nx = H.shape[2]
+    sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
+    cq = c * _QUARTER
+    for i in range(nx):
+        H[lo, sj, i] = H[li, sj, i]
+    U[lo, sj, 0] = U[li, sj, 0]
+    U[lo, sj, nx] = U[li, sj, nx]
+    for i in range(1, nx):
+        U[lo, sj, i] = _bilinear(U[li, sj, i] * c, (W[li, sj, i - 1] + W[li, sj, i] + W[li, sp, i - 1] + W[li, sp, i]) * cq,
+                                 U[li, sm, i - 1], U[li, sm, i], U[li, sm, i + 1],
+                                 U[li, sj, i - 1], U[li, sj, i], U[li, sj, i + 1],
+                                 U[li, sp, i - 1], U[li, sp, i], U[li, sp, i + 1])
+    if first:
+        return
+    for i in range(1, nx - 1):
+        W[lo, sj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, sj, i] * c,
+                                 W[li, sm, i - 1], W[li, sm, i], W[li, sm, i + 1],
+                                 W[li, sj, i - 1], W[li, sj, i], W[li, sj, i + 1],
+                                 W[li, sp, i - 1], W[li, sp, i], W[li, sp, i + 1])
+    for i in (0, nx - 1):
+        il = max(i - 1, 0)
+        ih = min(i + 1, nx - 1)
+        W[lo, sj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, sj, i] * c,
+                                 W[li, sm, il], W[li, sm, i], W[li, sm, ih],
+                                 W[li, sj, il], W[li, sj, i], W[li, sj, ih],
+                                 W[li, sp, il], W[li, sp, i], W[li, sp, ih])
+
+
+@njit(cache=True, fastmath=_FAST)
+def _wave_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, level, wpair, gpair, par, ua, fx, bed,
+               ax, az, ext, sides, side_eta, g, c, s, vcap, dry):
+    """Advance row j by one gravity substep: its depth, its x faces and the z faces below it (the
+    top row also the wall row above). Return the row's inflow through open sides, m^2/s.
+
+    H, U, W (T: the wall face row nz): rings of the state before the substep, rows j - 1 .. j + 2
+    read; Hn, Un, Wn (Tn): the rings being written, row j - 1 read back. low, low_n: each ring
+    row's smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit
+    pattern), else -1. Faces next to a dry cell first take the velocity behind the water
+    (`_front`). wpair, gpair: two rows each of such z faces and their fluxes; par[0] picks the
+    pair holding those below row j, left by row j - 1, and the other receives those above it. The
+    first row a of a level makes its own below, and, having no new depth of row a - 1, leaves its
+    z faces below unset (a > 0). ua, fx: scratch rows. ext: the statistics rows of `_stats`; ax[j],
+    az[j] are read only where ext[j, _EXT] is set.
 
     Rows with every cell involved wet over one bed height take the fast loops (see WET). The
     choice depends only on the data, so it is the same in every chunk that computes the row.
@@ -599,21 +738,19 @@ def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wpair, gpair, pa
     hr = H[j & m]
     br = bed[j]
     hn = Hn[j & m]
-    # the faces of row j and the z faces above it see cells of rows j and j + 1 only
-    fast = _wet_pair(j, nz, level, low)
-    wl = wpair[par[0]]
+    fast_lo = _wet_pair(j - 1, nz, level, low)      # rows j - 1 and j: the z faces below row j
+    fast_hi = _wet_pair(j, nz, level, low)          # rows j and j + 1: the z faces above it
+    fast_x = level[j] >= 0 and low[j & m] > _WET_BITS
+    has_ext = ext[j, _EXT] != 0
     gl = gpair[par[0]]
-    wa = wpair[1 - par[0]]
     gt = gpair[1 - par[0]]
-    if first:
-        fast_lo = _wet_pair(j - 1, nz, level, low)
-        _zf(j, nz, H, U, W, bed, wl, gl, sides, side_eta, c32, dry, fast_lo)
-        if j > 0:
-            _zf(j - 1, nz, H, U, W, bed, wa, gt, sides, side_eta, c32, dry, _wet_pair(j - 2, nz, level, low))
-            _xf(j - 1, nz, H, U, W, bed, ua, fx, sides, side_eta, c32, dry, fast_lo)
-            low_n[jm & m] = _depth(H[jm & m], fx, gt, gl, c, Hn[jm & m])
-    _xf(j, nz, H, U, W, bed, ua, fx, sides, side_eta, c32, dry, fast)
-    _zf(j + 1, nz, H, U, W, bed, wa, gt, sides, side_eta, c32, dry, fast)
+    wl = _fronted_w(j, nz, W, T, H, wpair[par[0]], fast_lo, dry)
+    if j == a:
+        _z_fluxes(j, nz, wl, H[jm & m], bed[jm], hr, br, gl, sides, side_eta, dry, fast_lo)
+    wa = _fronted_w(j + 1, nz, W, T, H, wpair[1 - par[0]], fast_hi, dry)
+    _z_fluxes(j + 1, nz, wa, hr, br, H[jp & m], bed[jp], gt, sides, side_eta, dry, fast_hi)
+    ur = U[j & m] if fast_x else _front_u_row(U[j & m], hr, ua, dry)
+    _x_fluxes(ur, hr, br, fx, sides, side_eta, dry, fast_x)
     low_n[j & m] = _depth(hr, fx, gl, gt, c, hn)
     q = fx[0] - fx[nx]
     if j == 0:
@@ -622,61 +759,64 @@ def _unit(j, nz, first, H, U, W, Hn, Un, Wn, low, low_n, level, wpair, gpair, pa
     if j == nz - 1:
         for i in range(nx):
             q -= gt[i]
-    fast_u = level[j] >= 0 and low_n[j & m] > _WET_BITS
-    _u_row(ua, hn, br, ax[j], ext[j, _EXT] != 0, Un[j & m], sides, side_eta, g, gc, s32, vc, dry, fast_u)
+    _u_row(ur, hn, br, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s32, vc, dry,
+           level[j] >= 0 and low_n[j & m] > _WET_BITS)
     if j == 0:
         _wall_row(hn, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
-    else:
-        fast_w = _wet_pair(j - 1, nz, level, low_n)
-        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], ext[j, _EXT] != 0, Wn[j & m], gc, s32, vc, dry, fast_w)
+    elif j > a:
+        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], has_ext, Wn[j & m], gc, s32, vc, dry,
+               _wet_pair(j - 1, nz, level, low_n))
     if j == nz - 1:
-        _wall_row(hn, br, sides[3], side_eta[3], g, 1.0, vcap, Wn[nz & m])
+        _wall_row(hn, br, sides[3], side_eta[3], g, 1.0, vcap, Tn)
     par[0] = 1 - par[0]                  # the faces above row j are the faces below row j + 1
     return q
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _xf(k, nz, H, U, W, bed, ua, fx, sides, side_eta, c, dry, wet):
-    """`_x_faces` of cell row k from ring buffers H, U, W (row r in slot r & _RMASK); rows beyond
-    the grid's edge read the edge row."""
+@njit(cache=True, fastmath=_FAST)
+def _wet_dry_faces(j, nz, a, Hn, U, W, Un, Wn, level, low_n, bed, ax, az, sides, side_eta, g, gc, s32, vc, vcap,
+                   dry):
+    """Recompute row j's new x faces and z faces below with the wet/dry rules, after `_wave_fast`
+    found a cell of row j (or of row j - 1) dry at the end of the substep. U, W: the faces before
+    the substep (no `_front` needed: the cells were all wet then); Hn: the new depths."""
     m = _RMASK
-    _x_faces(U[max(k - 1, 0) & m], U[k & m], U[min(k + 1, nz - 1) & m], W[k & m], W[(k + 1) & m], H[k & m],
-             bed[k], ua, fx, sides, side_eta, c, dry, wet)
-
-
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _zf(k, nz, H, U, W, bed, wa, gt, sides, side_eta, c, dry, wet):
-    """`_z_faces` of face row k (0..nz) from the ring buffers."""
-    m = _RMASK
-    lo = max(k - 1, 0)
-    hi = min(k, nz - 1)
-    _z_faces(k, nz, W[lo & m], W[k & m], W[min(k + 1, nz) & m], U[lo & m], U[hi & m], H[lo & m], bed[lo],
-             H[hi & m], bed[hi], wa, gt, sides, side_eta, c, dry, wet)
+    br = bed[j]
+    hn = Hn[j & m]
+    _u_row(U[j & m], hn, br, ax[j], False, Un[j & m], sides, side_eta, g, gc, s32, vc, dry,
+           level[j] >= 0 and low_n[j & m] > _WET_BITS)
+    if j > a:
+        _w_row(W[j & m], Hn[(j - 1) & m], bed[j - 1], hn, br, az[j], False, Wn[j & m], gc, s32, vc, dry,
+               _wet_pair(j - 1, nz, level, low_n))
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s, vcap, dry,
+def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, dry,
            chunks, halo_h, halo_u, halo_w):
-    """`levels` substeps of s seconds in one pass over the grid, in place (see the module docstring).
+    """One level per entry of `kinds` in one pass over the grid, in place (see the module
+    docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
-    Chunk t owns cell rows [k0, k1), their x faces and the z faces below them (the top chunk also
-    the wall face nz). It loads rows lo..hi = its own plus `reach` = LAG x levels beyond each edge;
-    substep l computes rows k0 - LAG (levels - l) .. k1 - 1 + LAG (levels - l), so every value it
-    needs was computed from real data, and the last substep writes exactly the owned rows. Rows the
-    neighbours own are copied into the halo buffers first, since the neighbours overwrite them.
-    Velocities ride the rings in float32, depths in float64. Fills `rows` (statistics of the new
-    state) and `inflow` (m^3 per owned row, summed over the substeps).
+    Each level trails the one before by LAG = 2 rows: row j of level l reads rows j - 1 .. j + 2
+    of level l - 1. Chunk t owns cell rows [k0, k1), their x faces and the z faces below them (the
+    top chunk also the wall face nz). With L levels, level l computes rows
+    k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from real data, and
+    the last level still covers row k0 - 1, whose new depth the z faces below row k0 need. Level 0
+    loads those rows, from copies (the halo buffers) where the neighbours own them, since the
+    neighbours overwrite them. Velocities ride the rings in float32, depths in float64. Fills
+    `rows` (statistics of the new state) and `inflow` (m^3 per owned row, summed over the substeps).
     """
     nz, nx = h.shape
+    levels = kinds.shape[0]
     per = (nz + chunks - 1) // chunks
-    reach = LAG * levels
+    reach = 2 * levels + 1               # halo rows each side (one fewer above)
     c = s / dx
-    c32 = np.float32(c)
+    ca = np.float32(sa / dx)
+    gc = np.float32(g * c)
+    s32 = np.float32(s)
+    vc = np.float32(vcap)
     for t in prange(chunks):
         k0 = min(t * per, nz)
         k1 = min(k0 + per, nz)
         lo = max(0, k0 - reach)
-        hi = min(nz - 1, k1 - 1 + reach)
+        hi = min(nz - 1, k1 - 1 + reach - 1)
         for r in range(lo, k0):
             _copy_row(h[r], halo_h[t, r - lo])
             _copy_row(u[r], halo_u[t, r - lo])
@@ -693,10 +833,12 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
         if k0 >= k1:
             continue
         lo = max(0, k0 - reach)
-        hi = min(nz - 1, k1 - 1 + reach)
+        hi = min(nz - 1, k1 - 1 + reach - 1)
         H = np.empty((levels + 1, RING, nx))
+        Hb = H.view(np.int64)
         U = np.empty((levels + 1, RING, nx + 1), dtype=np.float32)
         W = np.empty((levels + 1, RING, nx), dtype=np.float32)
+        T = np.empty((levels + 1, nx), dtype=np.float32)
         low = np.empty((levels + 1, RING), dtype=np.int64)
         level = np.full(nz, -1, dtype=np.int64)
         wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
@@ -706,9 +848,9 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
         fx = np.empty(nx + 1)
         for k in range(k0, k1):
             inflow[k] = 0.0
-        for it in range(lo, k1 + reach):
+        for it in range(lo, min(nz - 1, k1 - 1) + LAG * levels + 1):
             r = it
-            if r <= hi:                  # load row r into the rings of substep 0
+            if r <= hi:                  # load row r into the rings of level 0
                 slot = r & _RMASK
                 if r < k0:
                     hs, us, ws = halo_h[t, r - lo], halo_u[t, r - lo], halo_w[t, r - lo]
@@ -722,19 +864,40 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
                 low[0, slot] = _min_bits(hs)
                 level[r] = _level_bed(bed[r])
                 if r == nz - 1:
-                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, nz & _RMASK])
+                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], T[0])
             for lev in range(1, levels + 1):
                 j = it - LAG * lev
-                a = max(0, k0 - LAG * (levels - lev))
+                a = max(0, k0 - 1 - LAG * (levels - lev))
                 b = min(nz - 1, k1 - 1 + LAG * (levels - lev))
                 if j < a or j > b:
                     continue
-                q = _unit(j, nz, j == a, H[lev - 1], U[lev - 1], W[lev - 1], H[lev], U[lev], W[lev], low[lev - 1],
-                          low[lev], level, wpair[lev], gpair[lev], par[lev], ua, fx, bed, ax, az, rows, sides,
-                          side_eta, g, c, c32, s, vcap, dry)
-                if k0 <= j < k1:
-                    inflow[j] += q * dx * s
-                if lev == levels:        # the pass's result: store the owned row and its statistics
+                if kinds[lev - 1] == 1 and (0 < j < nz - 1 and low[lev - 1, j & _RMASK] > _WET_BITS
+                                            and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS):
+                    _advect_fast(H, U, W, lev - 1, lev, j, j == a, ca)
+                    low[lev, j & _RMASK] = low[lev - 1, j & _RMASK]
+                elif kinds[lev - 1] == 1:
+                    _advect_unit(j, nz, a, H[lev - 1], U[lev - 1], W[lev - 1], T[lev - 1], H[lev], U[lev], W[lev],
+                                 T[lev], low[lev - 1], low[lev], ca, dry)
+                elif (0 < j < nz - 1 and rows[j, _EXT] == 0 and level[j] >= 0 and level[j - 1] == level[j]
+                      and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS
+                      and low[lev - 1, j & _RMASK] > _WET_BITS and low[lev - 1, (j + 1) & _RMASK] > _WET_BITS):
+                    p = par[lev, 0]
+                    lown, q = _wave_fast(H, Hb, U, W, gpair, fx, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
+                                         side_eta, g, c, gc, vc, vcap)
+                    low[lev, j & _RMASK] = lown
+                    par[lev, 0] = 1 - p
+                    if lown <= _WET_BITS or (j > a and low[lev, (j - 1) & _RMASK] <= _WET_BITS):
+                        _wet_dry_faces(j, nz, a, H[lev], U[lev - 1], W[lev - 1], U[lev], W[lev], level, low[lev], bed,
+                                       ax, az, sides, side_eta, g, gc, s32, vc, vcap, dry)
+                    if k0 <= j < k1:
+                        inflow[j] += q * dx * s
+                else:
+                    q = _wave_unit(j, nz, a, H[lev - 1], U[lev - 1], W[lev - 1], T[lev - 1], H[lev], U[lev], W[lev],
+                                   T[lev], low[lev - 1], low[lev], level, wpair[lev], gpair[lev], par[lev], ua, fx,
+                                   bed, ax, az, rows, sides, side_eta, g, c, s, vcap, dry)
+                    if k0 <= j < k1:
+                        inflow[j] += q * dx * s
+                if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
                     _copy_row(H[lev, slot], h[j])
                     _copy_row(U[lev, slot], u[j])
@@ -742,7 +905,7 @@ def _sweep(h, bed, u, w, ax, az, levels, rows, inflow, sides, side_eta, g, dx, s
                     rows[j, _H] = _max_bits(h[j])
                     vm = max(_max_bits(u[j]), _max_bits(w[j]))
                     if j == nz - 1:
-                        _copy_row(W[lev, nz & _RMASK], w[nz])
+                        _copy_row(T[lev], w[nz])
                         rows[nz, _H] = 0
                         rows[nz, _V] = _max_bits(w[nz])
                     rows[j, _V] = vm

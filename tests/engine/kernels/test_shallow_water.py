@@ -103,7 +103,7 @@ def test_row_chunks_give_the_same_bits_as_one_pass(chunks, flat):
     taken before the pass; the result must not depend on the split, bit for bit. The deep case
     takes more substeps than one pass holds (MAX_LEVELS), so it runs several passes per step. The
     flat scene is wet over a level bed, so its rows take the fast loops, also when recomputed."""
-    for depth, steps in ((0.1, 20), (5.0, 3)):
+    for depth, steps in ((0.1, 20), (10.0, 3)):
         h, bed, u, w, ax, az = _scene(70, 40, 0.01, depth, seed=5, flat=flat)
         sides = np.array((sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE, sw.OPEN), dtype=np.int64)
         side_eta = np.full(4, depth)
