@@ -607,6 +607,29 @@ def _level_bed(b):
 
 
 @njit(cache=True)
+def _store_row(src, dst):
+    """dst[:] = src (a ring row into the float64 grid); return the largest |dst[i]| as a bit
+    pattern (see NSTAT), taken in the same loop."""
+    bits = dst.view(np.int64)
+    m = 0
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+        m = max(m, bits[i] & _ABS)
+    return m
+
+
+@njit(cache=True)
+def _load_depths(src, dst):
+    """dst[:] = src (grid depths into a ring row); return the smallest depth as a bit pattern."""
+    bits = src.view(np.int64)
+    m = _INF_BITS
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+        m = min(m, bits[i])
+    return m
+
+
+@njit(cache=True)
 def _copy_row(src, dst):
     """dst[:] = src, converting between float64 (the grid) and float32 (the ring) as needed."""
     for i in range(src.shape[0]):
@@ -858,10 +881,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hs, us, ws = h[r], u[r], w[r]
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
-                _copy_row(hs, H[0, slot])
+                low[0, slot] = _load_depths(hs, H[0, slot])
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, slot])
-                low[0, slot] = _min_bits(hs)
                 level[r] = _level_bed(bed[r])
                 if r == nz - 1:
                     _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], T[0])
@@ -899,11 +921,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         inflow[j] += q * dx * s
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
-                    _copy_row(H[lev, slot], h[j])
-                    _copy_row(U[lev, slot], u[j])
-                    _copy_row(W[lev, slot], w[j])
-                    rows[j, _H] = _max_bits(h[j])
-                    vm = max(_max_bits(u[j]), _max_bits(w[j]))
+                    rows[j, _H] = _store_row(H[lev, slot], h[j])
+                    vm = max(_store_row(U[lev, slot], u[j]), _store_row(W[lev, slot], w[j]))
                     if j == nz - 1:
                         _copy_row(T[lev], w[nz])
                         rows[nz, _H] = 0
