@@ -6,28 +6,35 @@ Layout (SI units, index [k, i] <-> (z, x)):
     u       (nz, nx + 1)  x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
     w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
 
-`advance` takes one fixed step as n equal CFL substeps. The substeps do not each sweep the grid:
-`_sweep` runs up to MAX_LEVELS of them in one pass, as a pipeline over cell rows (temporal
-blocking). Substep 1 of row j needs the old state of rows j - 2 .. j + 2 only, so once row j + 2
-is loaded, substep 1 can finish row j, substep 2 row j - 2, substep 3 row j - 4, and so on; each
-substep keeps its last RING rows in a small ring buffer that stays in cache, and the grid is read
-and written once per pass instead of once per substep. The pass is split into row chunks, one per
-thread; a chunk also computes the 2 x levels rows beyond each of its edges (from a copy taken
-before the pass, since the neighbour overwrites them), so chunks never wait for each other and the
-result is bit for bit the same for any number of threads.
+`advance` takes one fixed step in two kinds of level: advection parts, which carry the velocities
+along the flow (semi-Lagrangian, stable for any step, so one or a few per step), and gravity
+substeps (depth flux and surface gradient, n of them by the CFL condition). The levels do not
+each sweep the grid: `_sweep` runs up to MAX_LEVELS of them in one pass, as a pipeline over cell
+rows (temporal blocking). Level 1 of row j needs the old state of rows j - 1 .. j + 2 only, so
+once row j + 2 is loaded, level 1 can finish row j, level 2 row j - 2, level 3 row j - 4, and so
+on (LAG = 2 rows); each level keeps its last RING rows in a small ring buffer that stays in cache,
+and the grid is read and written once per pass instead of once per level. The pass is split into
+row chunks, one per thread; a chunk also computes the rows beyond each of its edges that its
+levels need (from a copy taken before the pass, since the neighbour overwrites them), so chunks
+never wait for each other and the result is bit for bit the same for any number of threads.
 
 Precision: depths (and surfaces, and fluxes) are float64, so the flux form conserves volume to
 float64 round-off and still water over any bed stays exactly still; velocities ride the rings in
-float32 (the grid's u, w stay float64), which halves the vector work of the advection. Rows whose
-cells are all wet over one bed height take loops without the wet/dry rules (identities there);
-the choice depends only on the data, so it is the same in every chunk.
+float32 (the grid's u, w stay float64), which halves the vector work of the advection.
+
+Fast rows: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
+needs none of the wet/dry rules (they are identities there). Such rows take `_wave_fast` and
+`_advect_fast`, which index the rings in place ([level, slot, i]) instead of slicing row views:
+numba reference-counts every view, and for a 512-cell row the views and the calls that pass them
+cost as much as the arithmetic. Other rows take `_wave_unit` and `_advect_unit`, which apply the
+rules row by row. The choice depends only on the data, so it is the same in every chunk.
 
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
-parallel; the rest are serial, and the per-row kernels of the fast path are inlined into `_unit`
-(numba inline="always"; a call with twenty array arguments costs ~25 ns, several per row). Inner
-loops are branch-free (upwind choices are selects, wet/dry a select) so LLVM vectorises them.
-fastmath here allows reassociation and FMA but never assumes finite values, so NaN and
-infinities are still caught. `engine.kernels.reference` is the same scheme in plain numpy.
+parallel; the rest are serial. Loops are kept separate and branch-free (upwind choices are
+selects, wet/dry a select) so LLVM vectorises each; fusing them measured slower, since LLVM then
+gives up on the runtime alias checks between the ring rows. fastmath here allows reassociation
+and FMA but never assumes finite values, so NaN and infinities are still caught.
+`engine.kernels.reference` is the same scheme in plain numpy.
 """
 from __future__ import annotations
 
@@ -42,9 +49,11 @@ OPEN = 1            # absorbing / outflow: characteristic condition against an o
 SIDE = ("x_min", "x_max", "z_min", "z_max")
 
 # Scheme constants; each is passed to `advance` so tests may vary them.
-# CFL: (sqrt(g h) + |v|) dt / dx per substep. Forward-backward gravity waves on the 5-point staggered
-# stencil are stable for c dt / dx <= 1/sqrt(2) = 0.707 in 2D; a checkerboard of noise stayed
-# bounded for 3,000 substeps at 0.70 and blew up at 0.72. 0.66 keeps a 7% margin.
+# CFL: (sqrt(g h) + |v|) dt / dx per substep. Linear forward-backward gravity waves on the 5-point
+# staggered stencil are stable for c dt / dx <= 1/sqrt(2) = 0.707 in 2D; with the upwind depths the
+# limit measured lower: a 1 mm checkerboard on 0.5 m of water, 3 substeps per step for 3,000 steps,
+# decayed (1 mm -> 0.13 mm) at c dt / dx = 0.655 and 0.660 and grew (to 9 mm, until its own flow
+# speed raised the substep count) at 0.673.
 CFL = 0.66
 # The substep length is chosen once per step, from the state at its start, so the flow may speed
 # up during the step. FLOW_CFL bounds |v| dt / dx at the start; CLAMP caps it after every velocity
@@ -62,13 +71,13 @@ ADVECT_CFL = 1.0
 
 # Pipeline shape (see the module docstring): each level (an advection part or a gravity substep)
 # trails the one before by LAG rows and keeps RING rows (a power of two >= LAG + 2; the wall face
-# row nz has its own buffer). Up to MAX_LEVELS
-# levels share one pass over the grid; more take more passes, of equal size.
+# row nz has its own buffer). Up to MAX_LEVELS levels share one pass over the grid; more take
+# more passes, of equal size.
 LAG = 2
 RING = 4
 _RMASK = RING - 1
 MAX_LEVELS = 10
-MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: the 2 (levels + 1) halo rows stay a small overhead
+MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: its halo (about 2 LAG levels rows) stays a small overhead
 
 # status codes returned by `advance`
 OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
@@ -361,7 +370,7 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
 # height, the same arithmetic without those rules, which are identities there. Loops run over whole
 # rows from constant starts and index the arrays directly: LLVM then sees every index i - 1 >= 0,
 # drops numba's negative-index check and vectorises. (Slicing views inside these kernels, and
-# splitting rows into column blocks inside `_unit`, measured 3-8x slower: LLVM stopped vectorising.)
+# splitting rows into column blocks, measured 3-8x slower: LLVM stopped vectorising.)
 
 WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the fast loops
 _WET_BITS = int(np.array(WET).view(np.int64))
@@ -742,14 +751,15 @@ def _wave_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, level, wpair, g
     read; Hn, Un, Wn (Tn): the rings being written, row j - 1 read back. low, low_n: each ring
     row's smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit
     pattern), else -1. Faces next to a dry cell first take the velocity behind the water
-    (`_front`). wpair, gpair: two rows each of such z faces and their fluxes; par[0] picks the
-    pair holding those below row j, left by row j - 1, and the other receives those above it. The
-    first row a of a level makes its own below, and, having no new depth of row a - 1, leaves its
-    z faces below unset (a > 0). ua, fx: scratch rows. ext: the statistics rows of `_stats`; ax[j],
-    az[j] are read only where ext[j, _EXT] is set.
+    (`_front`); wpair: two scratch rows for such z faces. gpair: two rows of z-face fluxes;
+    par[0] picks the one holding the fluxes below row j, left by row j - 1 (or by `_wave_fast`),
+    and the other receives those above it. The first row a of a level makes its own fluxes below
+    and, having no new depth of row a - 1, leaves its z faces below unset (a > 0). ua, fx:
+    scratch rows. ext: the statistics rows of `_stats`; ax[j], az[j] are read only where
+    ext[j, _EXT] is set.
 
-    Rows with every cell involved wet over one bed height take the fast loops (see WET). The
-    choice depends only on the data, so it is the same in every chunk that computes the row.
+    Face rows between two cell rows that are wet over one bed height take the loops without the
+    wet/dry rules (see WET); the choice depends only on the data, so it is the same in every chunk.
     """
     m = _RMASK
     jm = max(j - 1, 0)

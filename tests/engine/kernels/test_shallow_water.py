@@ -27,8 +27,9 @@ def _one_thread():
     numba.set_num_threads(threads)
 
 
-def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = False):
-    """A bumpy bed with a dry island (or, flat, a level bed), a mound on the surface and random velocities."""
+def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = False, speed: float = 0.05):
+    """A bumpy bed with a dry island (or, flat, a level bed), a mound on the surface and random
+    velocities of typical size `speed`, m/s."""
     rng = np.random.default_rng(seed)
     x = (np.arange(nx) + 0.5) * dx
     z = (np.arange(nz) + 0.5) * dx
@@ -40,8 +41,8 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
         bed = np.full_like(X, 0.1)
     eta = depth + 0.2 * depth * np.exp(-((X - 0.3 * Lx) ** 2 + (Z - 0.5 * Lz) ** 2) / (0.01 * Lx * Lx))
     h = np.maximum(eta - bed, 0.0)
-    u = rng.normal(0.0, 0.05, (nz, nx + 1))
-    w = rng.normal(0.0, 0.05, (nz + 1, nx))
+    u = rng.normal(0.0, speed, (nz, nx + 1))
+    w = rng.normal(0.0, speed, (nz + 1, nx))
     u[:, 0] = u[:, -1] = 0.0
     w[0] = w[-1] = 0.0
     ax = np.zeros_like(u)
@@ -56,20 +57,23 @@ def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
                       sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks)
 
 
-@pytest.mark.parametrize("sides,nz,nx,dx,depth,flat", [
-    ((sw.REFLECTIVE,) * 4, 24, 32, 0.05, 0.1, False),                       # one substep per step
-    ((sw.OPEN, sw.REFLECTIVE, sw.OPEN, sw.OPEN), 20, 28, 0.01, 0.3, False),  # several substeps per step
-    ((sw.REFLECTIVE, sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE), 22, 30, 0.02, 0.3, True),  # all wet, level bed: the fast loops
+@pytest.mark.parametrize("sides,nz,nx,dx,depth,flat,speed", [
+    ((sw.REFLECTIVE,) * 4, 24, 32, 0.05, 0.1, False, 0.05),                       # one substep per step
+    ((sw.OPEN, sw.REFLECTIVE, sw.OPEN, sw.OPEN), 20, 28, 0.01, 0.3, False, 0.05),  # several substeps per step
+    ((sw.REFLECTIVE, sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE), 22, 30, 0.02, 0.3, True, 0.05),  # all wet, level bed: the fast loops
+    ((sw.REFLECTIVE, sw.REFLECTIVE, sw.OPEN, sw.REFLECTIVE), 20, 26, 0.01, 0.3, False, 1.5),  # fast flow: several advection parts
 ])
-def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth, flat):
-    h, bed, u, w, ax, az = _scene(nz, nx, dx, depth, seed=3, flat=flat)
+def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth, flat, speed):
+    h, bed, u, w, ax, az = _scene(nz, nx, dx, depth, seed=3, flat=flat, speed=speed)
     H, U, W = h.copy(), u.copy(), w.copy()
     side_code = np.array(sides, dtype=np.int64)
     side_eta = np.full(4, depth)
     rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
     inflow = inflow_ref = 0.0
     substeps = 0
+    parts = []
     for _ in range(100):
+        parts.append(sw.advections_for(DT, dx, max(np.abs(U).max(), np.abs(W).max())))
         status, t, n, q = _advance(h, bed, u, w, ax, az, rows, side_code, side_eta, dx, chunks=1)
         n_ref, q_ref = ref.advance(H, bed, U, W, ax, az, side_code, side_eta, dx, G, DT)
         assert status == sw.OK and n == n_ref and t == pytest.approx(DT, rel=1e-12)
@@ -78,6 +82,8 @@ def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth,
         substeps += n
     if dx < 0.02:
         assert substeps > 100  # the case meant to take several substeps did
+    if speed > 1.0:
+        assert max(parts) >= 3  # and the fast one several advection parts per step
     for fast, slow in ((h, H), (u, U), (w, W)):
         assert np.max(np.abs(fast - slow)) <= 1e-5 * np.max(np.abs(slow))
     assert inflow == pytest.approx(inflow_ref, rel=1e-5, abs=1e-12)
@@ -86,6 +92,27 @@ def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth,
         assert h.min() > 10 * sw.WET  # stayed wet everywhere: every interior row took the fast loops
     else:
         assert (h == 0.0).any()  # the island stayed dry: the wet/dry rule was exercised
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 8), (2, 9), (3, 3), (4, 2), (5, 12)])
+def test_advection_parts_spread_over_the_substeps(m, n):
+    """_plan: m advection parts (1) among n gravity substeps (0), the first before the first
+    substep and the gaps between parts as even as whole substeps allow."""
+    plan = list(sw._plan(m, n))
+    assert plan.count(1) == m and plan.count(0) == n and plan[0] == 1
+    starts = [i for i, kind in enumerate(plan) if kind == 1]
+    before = [plan[:i].count(0) for i in starts]   # substeps taken before each part
+    gaps = np.diff(before + [n])
+    assert gaps.max() - gaps.min() <= 1
+
+
+def test_advection_parts_keep_each_under_one_cell():
+    """advections_for: the fewest parts with |v| dt / (m dx) <= ADVECT_CFL."""
+    dx = 0.01
+    for v in (0.0, 0.5, 1.2, 1.21, 3.0, 50.0):
+        m = sw.advections_for(DT, dx, v)
+        assert v * DT / (m * dx) <= sw.ADVECT_CFL * (1 + 1e-12)
+        assert m == 1 or v * DT / ((m - 1) * dx) > sw.ADVECT_CFL
 
 
 def test_kernel_reports_non_finite_state():
