@@ -30,9 +30,11 @@ cost as much as the arithmetic. Other rows take `_wave_unit` and `_advect_unit`,
 rules row by row. The choice depends only on the data, so it is the same in every chunk.
 
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
-parallel; the rest are serial. Loops are kept separate and branch-free (upwind choices are
-selects, wet/dry a select) so LLVM vectorises each; fusing them measured slower, since LLVM then
-gives up on the runtime alias checks between the ring rows. fastmath here allows reassociation
+parallel; the rest are serial. The fast row kernels and the statistics helpers are inlined into
+them (inline="always": 3-5% faster each at 512^2); inlining the row loads and stores measured 10%
+slower, so those stay calls. Loops are kept separate and branch-free (upwind choices are selects,
+wet/dry a select) so LLVM vectorises each; fusing them measured slower, since LLVM then gives up
+on the runtime alias checks between the ring rows. fastmath here allows reassociation
 and FMA but never assumes finite values, so NaN and infinities are still caught.
 `engine.kernels.reference` is the same scheme in plain numpy.
 """
@@ -253,7 +255,7 @@ def _stats(h, u, w, ax, az, rows):
         rows[k, _EXT] = ext
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _any_bits(a):
     """Nonzero if any a[i] is not +0.0 (an OR of the bit patterns, which vectorises)."""
     bits = a.view(np.int64)
@@ -516,7 +518,7 @@ def _u_walls(hr, br, out, sides, side_eta, g, vcap):
     out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, v) if sides[1] == OPEN else 0.0
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_eta, g, c, gc, vc, vcap):
     """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
     height, without external acceleration: the loops of `_wave_unit` with the wet/dry rules
@@ -584,7 +586,7 @@ def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
         out[i] = _open_velocity(hr[i], br[i], eta_out, g, outward, vcap) if side == OPEN else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _max_bits(a):
     """Largest |a[i]| of a float64 row as an IEEE bit pattern (see NSTAT)."""
     bits = a.view(np.int64)
@@ -708,7 +710,7 @@ def _advect_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, c, dry):
         _copy_row(T, Tn)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _advect_fast(H, U, W, li, lo, j, first, c):
     """`_advect_unit` of an interior row j whose cells and the row below are all wet (`_front` is
     the identity there), indexing the rings in place like `_wave_fast` (c = part / dx, float32)."""
