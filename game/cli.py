@@ -7,7 +7,7 @@ import traceback
 from pathlib import Path
 
 from engine.levels import LevelError, load_level
-from engine.paths import DEFAULT_LEVEL, LEVELS
+from engine.paths import DEFAULT_LEVEL, LEVELS, find_level
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -67,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="open the sandbox on a level (default: the calm pool)")
-    play.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL))
+    play.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
+                      help="a level file, or a bundled level's name (see `bottles levels`)")
     play.add_argument("--mod", action="append", default=[], metavar="PATH", help="load a mod (repeatable)")
     play.add_argument("--size", default="1280x720", help="window size WxH")
     play.add_argument("--save", default=None, metavar="PATH",
@@ -77,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=_cmd_play)
 
     rec = sub.add_parser("record", help="render a level headless to a GIF, a PNG or a folder of PNGs")
-    rec.add_argument("level", nargs="?", default=str(DEFAULT_LEVEL))
+    rec.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
+                     help="a level file, or a bundled level's name (see `bottles levels`)")
     rec.add_argument("--seconds", type=float, default=3.0)
     rec.add_argument("--out", default="clip.gif", help="clip.gif, frame.png, or a folder/")
     rec.add_argument("--fps", type=float, default=30.0)

@@ -17,7 +17,7 @@ def test_no_display_says_so_in_one_line_and_records_the_demo(monkeypatch, capsys
     assert main(["play", str(small_level), "--demo-out", str(out)]) == 0
     text = capsys.readouterr().out.strip().splitlines()
     assert len(text) == 1 and "no display" in text[0] and "demo clip" in text[0]
-    assert calls == [(str(small_level), [], str(out))]
+    assert calls == [(small_level, [], str(out))]
 
 
 def test_no_display_is_detected_without_display_variables(monkeypatch):
@@ -76,3 +76,16 @@ def test_a_mod_that_raises_is_reported_and_the_game_goes_on(tmp_path, small_leve
     assert g.error is None and g.sim.steps > 0
     assert any("kaboom" in m and "\n" not in m for m in g.current_messages())
     g.sim.close()
+
+
+def test_a_bundled_level_is_found_by_the_name_bottles_levels_lists(tmp_path, monkeypatch):
+    """`bottles play beach` from any folder opens content/levels/beach.toml; a real path still wins,
+    and a name that is neither keeps its spelling so the loader can say it does not exist."""
+    from engine.paths import LEVELS, find_level
+    monkeypatch.chdir(tmp_path)
+    assert find_level("beach") == LEVELS / "beach.toml"
+    assert find_level("beach.toml") == LEVELS / "beach.toml"
+    (tmp_path / "beach.toml").write_text("")
+    assert find_level("beach.toml").resolve() == tmp_path / "beach.toml"
+    assert str(find_level("no_such_level")) == "no_such_level"
+    assert main(["record", "no_such_level", "--out", str(tmp_path / "x.png")]) == 1
