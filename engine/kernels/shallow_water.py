@@ -22,12 +22,14 @@ Precision: depths (and surfaces, and fluxes) are float64, so the flux form conse
 float64 round-off and still water over any bed stays exactly still; velocities ride the rings in
 float32 (the grid's u, w stay float64), which halves the vector work of the advection.
 
-Fast rows: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
-needs none of the wet/dry rules (they are identities there). Such rows take `_wave_fast` and
-`_advect_fast`, which index the rings in place ([level, slot, i]) instead of slicing row views:
-numba reference-counts every view, and for a 512-cell row the views and the calls that pass them
-cost as much as the arithmetic. Other rows take `_wave_unit` and `_advect_unit`, which apply the
-rules row by row. The choice depends only on the data, so it is the same in every chunk.
+Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
+needs none of the wet/dry rules (they are identities there) and takes `_wave_fast` and
+`_advect_fast`; other interior rows take `_wave_wetdry`, with the rules. These index the rings in
+place ([level, slot, i]) instead of slicing row views: numba reference-counts every view, and for
+a 512-cell row the views and the calls that pass them cost as much as the arithmetic. The rows
+next to the z walls, and the advection of rows with dry cells, take `_wave_unit` and
+`_advect_unit`, which work on row views. The choice depends only on the data, so it is the same
+in every chunk.
 
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
 parallel; the rest are serial. The fast row kernels and the statistics helpers are inlined into
