@@ -563,14 +563,15 @@ def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_et
 
 
 @njit(cache=True, fastmath=_FAST)
-def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, pb, pt, bed, ax, az, has_ext, sides, side_eta,
-                 g, c, s32, gc, vc, vcap, dry):
+def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, below, pb, pt, bed, ax, az, has_ext, sides,
+                 side_eta, g, c, s32, gc, vc, vcap, dry):
     """`_wave_unit` of an interior row j with the wet/dry rules, indexing the rings in place like
     `_wave_fast` (no row views: for a 512-cell row they cost as much as the rules). Return (the
     smallest new depth as a bit pattern, the row's inflow through open x sides in m^2/s).
 
     Faces next to a dry cell first take the velocity behind the water (`_front`): the x faces into
-    ua, the z faces below and above the row into WF[lo, 0] and WF[lo, 1]. Fluxes close where the
+    ua, the z faces above the row into WF[lo, pt], those below into WF[lo, pb] when `below` (else
+    row j - 1 left them there, like the fluxes below in G[lo, pb]). Fluxes close where the
     water cannot reach over the higher bed (`_flux`); velocities follow the surface raised to the
     higher bed (`_accelerate`). ax[j], az[j] are read only when has_ext.
     """
@@ -581,15 +582,16 @@ def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, pb, pt, bed, ax, 
     ua[nx] = U[li, sj, nx]
     for i in range(1, nx):
         ua[i] = _front(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
+    if below:
+        for i in range(nx):
+            WF[lo, pb, i] = _front(W[li, sj, i], H[li, sm, i], H[li, sj, i], W[li, sm, i], W[li, sp, i], dry)
     for i in range(nx):
-        WF[lo, 0, i] = _front(W[li, sj, i], H[li, sm, i], H[li, sj, i], W[li, sm, i], W[li, sp, i], dry)
-    for i in range(nx):
-        WF[lo, 1, i] = _front(W[li, sp, i], H[li, sj, i], H[li, sp, i], W[li, sj, i], W[li, (j + 2) & m, i], dry)
+        WF[lo, pt, i] = _front(W[li, sp, i], H[li, sj, i], H[li, sp, i], W[li, sj, i], W[li, (j + 2) & m, i], dry)
     if first:
         for i in range(nx):
-            G[lo, pb, i] = _flux(WF[lo, 0, i], H[li, sm, i], bed[j - 1, i], H[li, sj, i], bed[j, i], dry)
+            G[lo, pb, i] = _flux(WF[lo, pb, i], H[li, sm, i], bed[j - 1, i], H[li, sj, i], bed[j, i], dry)
     for i in range(nx):
-        G[lo, pt, i] = _flux(WF[lo, 1, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
+        G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
     for i in range(1, nx):
         fx[i] = _flux(ua[i], H[li, sj, i - 1], bed[j, i - 1], H[li, sj, i], bed[j, i], dry)
     fx[0] = _boundary_flux(float(ua[0]), H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
@@ -613,11 +615,11 @@ def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, pb, pt, bed, ax, 
     if not first:
         if has_ext:
             for i in range(nx):
-                W[lo, sj, i] = _accelerate(WF[lo, 0, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i],
+                W[lo, sj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i],
                                            np.float32(az[j, i] * s32), gc, vc, dry)
         else:
             for i in range(nx):
-                W[lo, sj, i] = _accelerate(WF[lo, 0, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i], _Z,
+                W[lo, sj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i], _Z,
                                            gc, vc, dry)
     return low, fx[0] - fx[nx]
 
@@ -941,6 +943,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
         wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
         gpair = np.empty((levels + 1, 2, nx))
         par = np.zeros((levels + 1, 1), dtype=np.int64)
+        wf_row = np.full(levels + 1, -2, dtype=np.int64)   # per level: the last row `_wave_wetdry` did
         ua = np.empty(nx + 1, dtype=np.float32)
         fx = np.empty(nx + 1)
         for k in range(k0, k1):
@@ -989,10 +992,12 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         inflow[j] += q * dx * s
                 elif 0 < j < nz - 2:
                     p = par[lev, 0]
-                    lown, q = _wave_wetdry(H, Hb, U, W, gpair, wpair, ua, fx, lev - 1, lev, j, j == a, p, 1 - p, bed,
-                                           ax, az, rows[j, _EXT] != 0, sides, side_eta, g, c, s32, gc, vc, vcap, dry)
+                    lown, q = _wave_wetdry(H, Hb, U, W, gpair, wpair, ua, fx, lev - 1, lev, j, j == a,
+                                           j == a or wf_row[lev] != j - 1, p, 1 - p, bed, ax, az, rows[j, _EXT] != 0,
+                                           sides, side_eta, g, c, s32, gc, vc, vcap, dry)
                     low[lev, j & _RMASK] = lown
                     par[lev, 0] = 1 - p
+                    wf_row[lev] = j      # its fronted z faces above are the next row's below
                     if k0 <= j < k1:
                         inflow[j] += q * dx * s
                 else:
