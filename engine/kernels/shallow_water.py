@@ -23,13 +23,13 @@ float64 round-off and still water over any bed stays exactly still; velocities r
 float32 (the grid's u, w stay float64), which halves the vector work of the advection.
 
 Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
-needs none of the wet/dry rules (they are identities there) and takes `_wave_fast` and
-`_advect_fast`; other interior rows take `_wave_wetdry`, with the rules. These index the rings in
-place ([level, slot, i]) instead of slicing row views: numba reference-counts every view, and for
-a 512-cell row the views and the calls that pass them cost as much as the arithmetic. The rows
-next to the z walls, and the advection of rows with dry cells, take `_wave_unit` and
-`_advect_unit`, which work on row views. The choice depends only on the data, so it is the same
-in every chunk.
+needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; other interior
+rows take `_wave_wetdry`, with the rules; `_advect_fast` advects any interior row, with the
+front rule where a cell is dry. These index the rings in place ([level, slot, i]) instead of
+slicing row views: numba reference-counts every view, and for a 512-cell row the views and the
+calls that pass them cost as much as the arithmetic. The rows next to the z walls take
+`_wave_unit` and `_advect_unit`, which work on row views. The choice depends only on the data, so
+it is the same in every chunk.
 
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
 parallel; the rest are serial. The fast row kernels and the statistics helpers are inlined into
@@ -775,9 +775,10 @@ def _advect_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, c, dry):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _advect_fast(H, U, W, li, lo, j, first, c):
-    """`_advect_unit` of an interior row j whose cells and the row below are all wet (`_front` is
-    the identity there), indexing the rings in place like `_wave_fast` (c = part / dx, float32)."""
+def _advect_fast(H, U, W, li, lo, j, first, wet, c, dry):
+    """`_advect_unit` of an interior row j, indexing the rings in place like `_wave_fast` (c = part
+    / dx, float32). Unless `wet` (row j and the row below all wet, where `_front` is the identity),
+    the faces next to dry cells then take the velocity behind the water, in loops of their own."""
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
@@ -791,6 +792,9 @@ def _advect_fast(H, U, W, li, lo, j, first, c):
                                  U[li, sm, i - 1], U[li, sm, i], U[li, sm, i + 1],
                                  U[li, sj, i - 1], U[li, sj, i], U[li, sj, i + 1],
                                  U[li, sp, i - 1], U[li, sp, i], U[li, sp, i + 1])
+    if not wet:
+        for i in range(1, nx):
+            U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
     if first:
         return
     for i in range(1, nx - 1):
@@ -805,6 +809,9 @@ def _advect_fast(H, U, W, li, lo, j, first, c):
                                  W[li, sm, il], W[li, sm, i], W[li, sm, ih],
                                  W[li, sj, il], W[li, sj, i], W[li, sj, ih],
                                  W[li, sp, il], W[li, sp, i], W[li, sp, ih])
+    if not wet:
+        for i in range(nx):
+            W[lo, sj, i] = _front(W[lo, sj, i], H[li, sm, i], H[li, sj, i], W[li, sm, i], W[li, sp, i], dry)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -970,9 +977,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 b = min(nz - 1, k1 - 1 + LAG * (levels - lev))
                 if j < a or j > b:
                     continue
-                if kinds[lev - 1] == 1 and (0 < j < nz - 1 and low[lev - 1, j & _RMASK] > _WET_BITS
-                                            and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS):
-                    _advect_fast(H, U, W, lev - 1, lev, j, j == a, ca)
+                if kinds[lev - 1] == 1 and 0 < j < nz - 1:
+                    _advect_fast(H, U, W, lev - 1, lev, j, j == a, low[lev - 1, j & _RMASK] > _WET_BITS
+                                 and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS, ca, dry)
                     low[lev, j & _RMASK] = low[lev - 1, j & _RMASK]
                 elif kinds[lev - 1] == 1:
                     _advect_unit(j, nz, a, H[lev - 1], U[lev - 1], W[lev - 1], T[lev - 1], H[lev], U[lev], W[lev],
