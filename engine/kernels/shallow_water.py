@@ -521,6 +521,36 @@ def _u_walls(hr, br, out, sides, side_eta, g, vcap):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
+def _ring_depths(H, Hb, G, fx, u_first, u_last, li, lo, j, pb, pt, bed, sides, side_eta, c):
+    """New depths of ring row j from its fluxes (fx interior, G[lo, pb] below, G[lo, pt] above):
+    first the x-wall fluxes (zero, or the open condition for the wall faces' velocities u_first,
+    u_last), then h - c (F_r - F_l + G_t - G_b). Return the smallest new depth as a bit pattern."""
+    m = _RMASK
+    nx = H.shape[2]
+    sj = j & m
+    fx[0] = _boundary_flux(u_first, H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
+    fx[nx] = (-_boundary_flux(u_last, H[li, sj, nx - 1], bed[j, nx - 1], side_eta[1], -1.0)
+              if sides[1] == OPEN else 0.0)
+    for i in range(nx):
+        H[lo, sj, i] = max(H[li, sj, i] - c * (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]), 0.0)
+    low = _INF_BITS
+    for i in range(nx):
+        low = min(low, Hb[lo, sj, i])
+    return low
+
+
+@njit(cache=True, inline="always")
+def _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap):
+    """The two x wall faces of ring row j from its new depths: zero, or the open condition."""
+    m = _RMASK
+    nx = H.shape[2]
+    sj = j & m
+    U[lo, sj, 0] = _open_velocity(H[lo, sj, 0], bed[j, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
+    U[lo, sj, nx] = (_open_velocity(H[lo, sj, nx - 1], bed[j, nx - 1], side_eta[1], g, 1.0, vcap)
+                     if sides[1] == OPEN else 0.0)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_eta, g, c, gc, vc, vcap):
     """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
     height, without external acceleration: the loops of `_wave_unit` with the wet/dry rules
@@ -543,19 +573,11 @@ def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_et
         G[lo, pt, i] = _upwind_flux(W[li, sp, i], H[li, sj, i], H[li, sp, i])
     for i in range(1, nx):
         fx[i] = _upwind_flux(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i])
-    fx[0] = _boundary_flux(float(U[li, sj, 0]), H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
-    fx[nx] = (-_boundary_flux(float(U[li, sj, nx]), H[li, sj, nx - 1], bed[j, nx - 1], side_eta[1], -1.0)
-              if sides[1] == OPEN else 0.0)
-    for i in range(nx):
-        H[lo, sj, i] = max(H[li, sj, i] - c * (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]), 0.0)
-    low = _INF_BITS
-    for i in range(nx):
-        low = min(low, Hb[lo, sj, i])
+    low = _ring_depths(H, Hb, G, fx, float(U[li, sj, 0]), float(U[li, sj, nx]), li, lo, j, pb, pt, bed, sides,
+                       side_eta, c)
     for i in range(1, nx):
         U[lo, sj, i] = _push(U[li, sj, i], H[lo, sj, i] - H[lo, sj, i - 1], _Z, gc, vc)
-    U[lo, sj, 0] = _open_velocity(H[lo, sj, 0], bed[j, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-    U[lo, sj, nx] = (_open_velocity(H[lo, sj, nx - 1], bed[j, nx - 1], side_eta[1], g, 1.0, vcap)
-                     if sides[1] == OPEN else 0.0)
+    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
     if not first:
         for i in range(nx):
             W[lo, sj, i] = _push(W[li, sj, i], H[lo, sj, i] - H[lo, sm, i], _Z, gc, vc)
@@ -594,14 +616,7 @@ def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, below, pb, pt, be
         G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
     for i in range(1, nx):
         fx[i] = _flux(ua[i], H[li, sj, i - 1], bed[j, i - 1], H[li, sj, i], bed[j, i], dry)
-    fx[0] = _boundary_flux(float(ua[0]), H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
-    fx[nx] = (-_boundary_flux(float(ua[nx]), H[li, sj, nx - 1], bed[j, nx - 1], side_eta[1], -1.0)
-              if sides[1] == OPEN else 0.0)
-    for i in range(nx):
-        H[lo, sj, i] = max(H[li, sj, i] - c * (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]), 0.0)
-    low = _INF_BITS
-    for i in range(nx):
-        low = min(low, Hb[lo, sj, i])
+    low = _ring_depths(H, Hb, G, fx, float(ua[0]), float(ua[nx]), li, lo, j, pb, pt, bed, sides, side_eta, c)
     if has_ext:
         for i in range(1, nx):
             U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i],
@@ -609,9 +624,7 @@ def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, below, pb, pt, be
     else:
         for i in range(1, nx):
             U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i], _Z, gc, vc, dry)
-    U[lo, sj, 0] = _open_velocity(H[lo, sj, 0], bed[j, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-    U[lo, sj, nx] = (_open_velocity(H[lo, sj, nx - 1], bed[j, nx - 1], side_eta[1], g, 1.0, vcap)
-                     if sides[1] == OPEN else 0.0)
+    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
     if not first:
         if has_ext:
             for i in range(nx):
