@@ -44,16 +44,19 @@ class WaterGrid:
 
     Cell (k, i) has its centre at ((i + 0.5) dx, (k + 0.5) dx); u[k, i] is the x face at x = i dx,
     w[k, i] the z face at z = k dx. h, bed, u, w, ax and az are live arrays: write into them.
+    Depths and bed are float64 (volume is conserved to float64 round-off); velocities and
+    accelerations float32, which is all a velocity needs and halves the memory a step moves.
+    Arrays of other types given to the constructor are converted.
     """
     h: NDArray[np.float64]        # depth above the bed, m, (nz, nx)
     bed: NDArray[np.float64]      # bed height, m, (nz, nx)
-    u: NDArray[np.float64]        # x-face velocities, m/s, (nz, nx + 1)
-    w: NDArray[np.float64]        # z-face velocities, m/s, (nz + 1, nx)
+    u: NDArray[np.float32]        # x-face velocities, m/s, (nz, nx + 1)
+    w: NDArray[np.float32]        # z-face velocities, m/s, (nz + 1, nx)
     dx: float
     gravity: float = 9.81
     boundary: Boundary = field(default_factory=Boundary)
-    ax: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on x faces, cleared each step
-    az: NDArray[np.float64] = None  # type: ignore[assignment]  external acceleration on z faces, cleared each step
+    ax: NDArray[np.float32] = None  # type: ignore[assignment]  external acceleration on x faces, m/s^2, cleared each step
+    az: NDArray[np.float32] = None  # type: ignore[assignment]  external acceleration on z faces, m/s^2, cleared each step
     source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, sources, open and inflow sides)
     # outside surface height of each open (absorbing/outflow) side, x_min, x_max, z_min, z_max, m;
     # None: an outflow side's `level` if it has one, else the mean initial surface along that side.
@@ -72,18 +75,18 @@ class WaterGrid:
     _last_threads: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.h = _f64(self.h, "h")
-        self.bed = _f64(self.bed, "bed")
-        self.u = _f64(self.u, "u")
-        self.w = _f64(self.w, "w")
+        self.h = _grid_array(self.h, "h", np.float64)
+        self.bed = _grid_array(self.bed, "bed", np.float64)
+        self.u = _grid_array(self.u, "u", np.float32)
+        self.w = _grid_array(self.w, "w", np.float32)
         nz, nx = self.h.shape
         want = {"bed": (nz, nx), "u": (nz, nx + 1), "w": (nz + 1, nx)}
         for name, shape in want.items():
             if getattr(self, name).shape != shape:
                 raise ValueError(f"WaterGrid.{name} has shape {getattr(self, name).shape}; a {nz} x {nx} "
                                  f"grid needs {shape}")
-        self.ax = np.zeros_like(self.u) if self.ax is None else _f64(self.ax, "ax")
-        self.az = np.zeros_like(self.w) if self.az is None else _f64(self.az, "az")
+        self.ax = np.zeros_like(self.u) if self.ax is None else _grid_array(self.ax, "ax", np.float32)
+        self.az = np.zeros_like(self.w) if self.az is None else _grid_array(self.az, "az", np.float32)
         self._sides = np.array([_SIDE_CODE[self.boundary.side(s)] for s in sw.SIDE], dtype=np.int64)
         if self.open_level is None:
             eta = self.bed + self.h
@@ -294,11 +297,11 @@ def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
 
-def _f64(a: NDArray, name: str) -> NDArray[np.float64]:
+def _grid_array(a: NDArray, name: str, dtype: type) -> NDArray:
     a = np.asarray(a)
     if a.ndim != 2:
         raise ValueError(f"WaterGrid.{name} must be a 2-D array (got shape {a.shape})")
-    return np.ascontiguousarray(a, dtype=np.float64)
+    return np.ascontiguousarray(a, dtype=dtype)
 
 
 def _mean_wet_surface(eta: NDArray[np.float64], h: NDArray[np.float64]) -> float:

@@ -195,11 +195,12 @@ def _build(cls: type, attrs: dict[str, Any]) -> Any:
 
 # -- restoring in place --------------------------------------------------------------------------
 def _assign(obj: Any, name: str, value: Any) -> None:
-    """Set obj.name = value, copying into the live array when shape and dtype allow."""
+    """Set obj.name = value, copying into the live array when the shapes match and the values fit
+    its type (a float64 array from an older save goes into today's float32 one)."""
     cur = getattr(obj, name, None)
     if (isinstance(cur, np.ndarray) and isinstance(value, np.ndarray) and cur.shape == value.shape
-            and cur.dtype == value.dtype and cur.flags.writeable):
-        np.copyto(cur, value)
+            and np.can_cast(value.dtype, cur.dtype, "same_kind") and cur.flags.writeable):
+        np.copyto(cur, value, casting="same_kind")
     else:
         object.__setattr__(obj, name, value)
 

@@ -2,9 +2,10 @@
 
 Layout (SI units, index [k, i] <-> (z, x)):
 
-    h, bed  (nz, nx)      depth and bed height at cell centres, m
-    u       (nz, nx + 1)  x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
-    w       (nz + 1, nx)  z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
+    h, bed  (nz, nx)      float64, depth and bed height at cell centres, m
+    u       (nz, nx + 1)  float32, x-face velocity; u[k, i] lies between cells (k, i - 1) and (k, i), m/s
+    w       (nz + 1, nx)  float32, z-face velocity; w[k, i] lies between cells (k - 1, i) and (k, i), m/s
+    ax, az                float32, external acceleration on the faces of u and w, m/s^2
 
 `advance` takes one fixed step in two kinds of level: advection parts, which carry the velocities
 along the flow (semi-Lagrangian, stable for any step, so one or a few per step), and gravity
@@ -19,8 +20,10 @@ levels need (from a copy taken before the pass, since the neighbour overwrites t
 never wait for each other and the result is bit for bit the same for any number of threads.
 
 Precision: depths (and surfaces, and fluxes) are float64, so the flux form conserves volume to
-float64 round-off and still water over any bed stays exactly still; velocities ride the rings in
-float32 (the grid's u, w stay float64), which halves the vector work of the advection.
+float64 round-off and still water over any bed stays exactly still. Velocities and accelerations
+are float32, in the grid and in the rings: that halves the vector work of the advection and the
+bytes each step moves through memory (a pass reads and writes the whole grid), and a velocity
+needs no more than float32's 7 digits.
 
 Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
 needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; other interior
@@ -94,6 +97,7 @@ OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
 _H, _V, _EXT = 0, 1, 2
 NSTAT = 3
 _ABS = 0x7FFFFFFFFFFFFFFF
+_ABS32 = 0x7FFFFFFF
 _INF_BITS = 0x7FF0000000000000
 
 _FAST = {"nsz", "arcp", "contract", "reassoc"}   # no nnan/ninf: non-finite values must stay visible
@@ -153,6 +157,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     s <= cfl dx / (sqrt(g h_max) + v_max) and s <= flow_cfl dx / v_max (`substeps_for`), m the
     fewest advection parts (`advections_for`).
 
+    Types as in the module docstring: h, bed float64; u, w, ax, az float32 (WaterGrid converts).
     Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN for x_min,
     x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
     chunks of a pass (`chunks_for`; any value gives the same result). Returns (status, t,
@@ -175,8 +180,8 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     per_pass = (total + passes - 1) // passes
     reach = LAG * per_pass + 1
     halo_h = np.empty((chunks, 2 * reach + 1, nx))
-    halo_u = np.empty((chunks, 2 * reach + 1, nx + 1))
-    halo_w = np.empty((chunks, 2 * reach + 1, nx))
+    halo_u = np.empty((chunks, 2 * reach + 1, nx + 1), dtype=np.float32)
+    halo_w = np.empty((chunks, 2 * reach + 1, nx), dtype=np.float32)
     done = 0
     waves = 0
     bvol = 0.0
@@ -246,11 +251,11 @@ def _stats(h, u, w, ax, az, rows):
     nz, nx = h.shape
     for k in prange(nz + 1):
         hm = 0
-        vm = _max_bits(w[k])
+        vm = _max_bits32(w[k])
         ext = _any_bits(az[k])
         if k < nz:
             hm = _max_bits(h[k])
-            vm = max(vm, _max_bits(u[k]))
+            vm = max(vm, _max_bits32(u[k]))
             ext |= _any_bits(ax[k])
         rows[k, _H] = hm
         rows[k, _V] = vm
@@ -259,8 +264,9 @@ def _stats(h, u, w, ax, az, rows):
 
 @njit(cache=True, inline="always")
 def _any_bits(a):
-    """Nonzero if any a[i] is not +0.0 (an OR of the bit patterns, which vectorises)."""
-    bits = a.view(np.int64)
+    """Nonzero if any a[i] is not +0.0 (an OR of the bit patterns, which vectorises; the int32
+    view serves float32 and float64 rows alike)."""
+    bits = a.view(np.int32)
     m = 0
     for i in range(bits.shape[0]):
         m |= bits[i]
@@ -674,6 +680,30 @@ def _max_bits(a):
 
 
 @njit(cache=True, inline="always")
+def _max_bits32(a):
+    """Largest |a[i]| of a float32 row, as the bit pattern of the same value in float64."""
+    bits = a.view(np.int32)
+    m = 0
+    for i in range(bits.shape[0]):
+        m = max(m, bits[i] & _ABS32)
+    return _widen_bits(m)
+
+
+@njit(cache=True, inline="always")
+def _widen_bits(b):
+    """The float64 bit pattern of the non-negative float32 whose bit pattern is b: NaN and
+    infinity stay so, a subnormal becomes the smallest normal float32 (an upper bound: these
+    bits only ever feed maxima)."""
+    e = b >> 23
+    mant = b & 0x7FFFFF
+    if e == 0:
+        return 0 if mant == 0 else (897 << 52)
+    if e == 255:
+        return _INF_BITS | (mant << 29)
+    return ((e + 896) << 52) | (mant << 29)
+
+
+@njit(cache=True, inline="always")
 def _min_bits(a):
     """Smallest a[i] of a non-negative float64 row as a bit pattern."""
     bits = a.view(np.int64)
@@ -696,14 +726,26 @@ def _level_bed(b):
 
 @njit(cache=True)
 def _store_row(src, dst):
-    """dst[:] = src (a ring row into the float64 grid); return the largest |dst[i]| as a bit
-    pattern (see NSTAT), taken in the same loop."""
+    """dst[:] = src (a float64 ring row of depths into the grid); return the largest |dst[i]| as
+    a bit pattern (see NSTAT), taken in the same loop."""
     bits = dst.view(np.int64)
     m = 0
     for i in range(src.shape[0]):
         dst[i] = src[i]
         m = max(m, bits[i] & _ABS)
     return m
+
+
+@njit(cache=True)
+def _store_velocities(src, dst):
+    """dst[:] = src (a float32 ring row into the float32 grid); return the largest |dst[i]| as
+    the bit pattern of the same value in float64 (see NSTAT)."""
+    bits = src.view(np.int32)
+    m = 0
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+        m = max(m, bits[i] & _ABS32)
+    return _widen_bits(m)
 
 
 @njit(cache=True)
@@ -1029,9 +1071,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
                     rows[j, _H] = _store_row(H[lev, slot], h[j])
-                    vm = max(_store_row(U[lev, slot], u[j]), _store_row(W[lev, slot], w[j]))
+                    vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, slot], w[j]))
                     if j == nz - 1:
                         _copy_row(T[lev], w[nz])
                         rows[nz, _H] = 0
-                        rows[nz, _V] = _max_bits(w[nz])
+                        rows[nz, _V] = _max_bits32(w[nz])
                     rows[j, _V] = vm

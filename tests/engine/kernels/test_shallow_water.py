@@ -49,7 +49,8 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
     az = np.zeros_like(w)
     ax[nz // 4: nz // 2, nx // 4: nx // 2] = 0.5   # a steady push, like wind over part of the pool
     az[nz // 3: nz // 2, nx // 5: nx // 3] = -0.3
-    return h, bed, u, w, ax, az
+    f32 = np.float32   # the kernel's velocity and acceleration type (see WaterGrid)
+    return h, bed, u.astype(f32), w.astype(f32), ax.astype(f32), az.astype(f32)
 
 
 def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
@@ -65,7 +66,7 @@ def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
 ])
 def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth, flat, speed):
     h, bed, u, w, ax, az = _scene(nz, nx, dx, depth, seed=3, flat=flat, speed=speed)
-    H, U, W = h.copy(), u.copy(), w.copy()
+    H, U, W = h.copy(), u.astype(np.float64), w.astype(np.float64)   # the reference works in float64
     side_code = np.array(sides, dtype=np.int64)
     side_eta = np.full(4, depth)
     rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
