@@ -152,3 +152,26 @@ def test_save_load_mid_scene_with_sleepers_pouring_and_falling_water(tmp_path):
     assert fresh.fingerprint() == at_save
     fresh.step(90)
     assert fresh.fingerprint() == later
+
+
+def test_a_save_with_float64_velocities_loads_into_the_float32_grid(game, tmp_path):
+    """Saves written before the grid kept velocities in float32 hold float64 u, w, ax, az: they load
+    into today's arrays (same values to float32 rounding) and the water steps on."""
+    _busy(game)
+    sim = game.sim
+    path = savegame.save(sim, tmp_path / "s.npz")
+    meta, arrays = savegame.read(path)
+    for field in ("u", "w", "ax", "az"):
+        key = _array_key(path, field)
+        arrays[key] = arrays[key].astype(np.float64)
+    old = tmp_path / "old.npz"
+    blob = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    np.savez(old, __meta__=blob, **arrays)
+    u_saved = arrays[_array_key(path, "u")]
+
+    sim.step(20)
+    savegame.load(sim, old)
+    assert sim.water.u.dtype == np.float32 and sim.water.ax.dtype == np.float32
+    np.testing.assert_array_equal(sim.water.u, u_saved.astype(np.float32))
+    sim.step(20)
+    assert np.isfinite(sim.water.h).all()
