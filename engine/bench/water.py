@@ -33,7 +33,9 @@ DT = 1.0 / 120.0
 SIZES = (128, 256, 512, 1024, 2048)
 QUICK_SIZES = (128, 256, 512)
 TARGETS = {512: 8.0, 1024: 2.0}          # simulated s per wall s wanted on the 2-core machine
-MIN_ARRAYS = 7                           # per sweep: read h, bed, u, w; write h, u, w
+# bytes per cell a pass must move: read h, bed (float64) and u, w (float32); write h, u, w
+PASS_BYTES = 8 + 8 + 4 + 4 + 8 + 4 + 4
+STATE_BYTES = 8 + 8 + 4 + 4                # h, bed, u, w: the working set of a pass
 
 
 def pool(n: int) -> WaterGrid:
@@ -55,8 +57,8 @@ def shore(n: int) -> WaterGrid:
 def bandwidth(nbytes: int, repeats: int = 5) -> float:
     """Copy bandwidth in bytes/s (read + write counted), best of a few copies of an nbytes array.
 
-    Sized like a grid's working set it says what its cache level delivers (a 512^2 float64 grid's
-    arrays fit a 32 MB L3; 1024^2 and up stream from main memory).
+    Sized like a grid's working set it says what its cache level delivers (a 512^2 grid's arrays
+    fit a 32 MB L3; 1024^2 and up stream from main memory).
     """
     a = np.ones(max(nbytes // 8, 1024))
     b = np.empty_like(a)
@@ -117,12 +119,12 @@ def run(quick: bool) -> dict[str, Any]:
         wall, best, substeps = _time_steps(grid, 0.5 if quick else 2.0)
         ref_s = _time_reference(grid, substeps, whole_step=n <= 512)
         cells = n * n
-        bw = bandwidth(4 * 8 * cells)    # copying 4 arrays' worth into 4 more: the working set of a sweep
+        bw = bandwidth(STATE_BYTES * cells)   # copying the state's worth into as much again
         parts = sw.advections_for(DT, grid.dx, max(float(np.abs(grid.u).max()), float(np.abs(grid.w).max())))
         levels = parts + substeps
         passes = -(-levels // sw.MAX_LEVELS)
-        floor = passes * MIN_ARRAYS * 8 * cells / bw
-        unblocked = levels * MIN_ARRAYS * 8 * cells / bw
+        floor = passes * PASS_BYTES * cells / bw
+        unblocked = levels * PASS_BYTES * cells / bw
         row: dict[str, Any] = {
             "cells": f"{n}x{n}" + ("" if scene == "pool" else f" {scene}"),
             "ms_per_step": wall * 1e3,
@@ -146,8 +148,8 @@ def run(quick: bool) -> dict[str, Any]:
         rows.append(row)
     return {
         "rows": rows,
-        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s; depths float64, velocities float32 "
-                  "inside the kernel; shore: the bed rises to 0.75 m along x"),
+        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s; depths float64, velocities float32; "
+                  "shore: the bed rises to 0.75 m along x"),
         "threads": numba.get_num_threads(),
         "threads_note": (f"grids under {water.PARALLEL_MIN_CELLS} cells step on one thread; larger ones time "
                          f"1 and all threads and keep the faster (a busy machine stalls parallel sweeps)"),
@@ -156,8 +158,8 @@ def run(quick: bool) -> dict[str, Any]:
         "load_average": round(os.getloadavg()[0], 2),   # the machines are shared: busy ones time slower
         "first_call_s": first_call,
         "cfl": sw.CFL,
-        "floor": (f"{MIN_ARRAYS} arrays x 8 B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts "
-                  f"and substeps; read h, bed, u, w; write h, u, w) / copy_GBps at the grid's working-set size; "
-                  f"unblocked: the same per level"),
+        "floor": (f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
+                  f"substeps; read h, bed as float64 and u, w as float32; write h, u, w) / copy_GBps at the "
+                  f"grid's working-set size; unblocked: the same per level"),
         "numpy_reference": "whole steps up to 512^2; above, one substep times the substep count plus one advection",
     }
