@@ -5,8 +5,8 @@ never when it loads one from the cache. `watch()` registers a listener for it, o
 (`engine.kernels` calls it on import), so every compile is announced wherever it happens: the first
 step of a first run, or a kernel first used later (the first contact, the first shatter):
 
-    compiling physics kernels (first run only, under a minute; cached afterwards) ...
-    compiled physics kernels in 41.3 s
+    compiling physics kernels (first run only, a minute or two; cached afterwards) ...
+    compiled physics kernels in 83.0 s
 
 Compiles closer together than QUIET seconds count as one; the closing line comes QUIET seconds
 after the last of them (from a timer thread), or at once from `flush()`.
@@ -22,7 +22,7 @@ from typing import Any
 from numba.core import event
 
 QUIET = 1.0   # s without a compile that ends a burst of compiles
-START = "compiling physics kernels (first run only, under a minute; cached afterwards) ..."
+START = "compiling physics kernels (first run only, a minute or two; cached afterwards) ..."
 
 
 class CompileAnnouncer(event.Listener):
