@@ -146,3 +146,26 @@ def test_row_chunks_give_the_same_bits_as_one_pass(chunks, flat):
             assert s1[2] > sw.MAX_LEVELS
         for a, b in zip(one, many):
             assert np.array_equal(a, b)
+
+
+def test_float32_velocity_maxima_widen_to_the_same_float64_value():
+    """The CFL speed of float32 velocities: the largest |v| of a row, as float64 bits (_max_bits32).
+    Normal values widen exactly; infinity and NaN stay infinite and NaN (NaN above infinity, so
+    one integer max finds both); a subnormal maximum becomes an upper bound."""
+    from numba import njit
+
+    @njit
+    def widest(row):
+        return sw._max_bits32(row)
+
+    def as_f64(bits):
+        return np.array([bits], dtype=np.int64).view(np.float64)[0]
+
+    for row in ([0.0, -3.25, 1.5], [1e-30, -2e-30], [0.0, 0.0], [65504.0, -7.0], [3.4e38, 1.0]):
+        a = np.array(row, dtype=np.float32)
+        assert as_f64(widest(a)) == float(np.abs(a).max())
+    tiny = np.array([1e-45, -2e-45], dtype=np.float32)          # subnormal in float32
+    assert float(np.abs(tiny).max()) <= as_f64(widest(tiny)) <= 1.2e-38
+    inf_bits = widest(np.array([1.0, -np.inf], dtype=np.float32))
+    nan_bits = widest(np.array([np.nan, np.inf], dtype=np.float32))
+    assert as_f64(inf_bits) == np.inf and np.isnan(as_f64(nan_bits)) and nan_bits > inf_bits
