@@ -26,13 +26,10 @@ bytes each step moves through memory (a pass reads and writes the whole grid), a
 needs no more than float32's 7 digits.
 
 Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
-needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; other interior
-rows take `_wave_wetdry`, with the rules; `_advect_fast` advects any interior row, with the
-front rule where a cell is dry. These index the rings in place ([level, slot, i]) instead of
-slicing row views: numba reference-counts every view, and for a 512-cell row the views and the
-calls that pass them cost as much as the arithmetic. The rows next to the z walls take
-`_wave_unit` and `_advect_unit`, which work on row views. The choice depends only on the data, so
-it is the same in every chunk.
+needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; every other
+row takes `_wave_wetdry`, with the rules and the z walls; `_advect_row` advects any row, with the
+front rule where a cell is dry. They index the level rings in place (see "rows" below). The
+choice depends only on the data, so it is the same in every chunk.
 
 Every kernel has one fixed set of numba flags: `_sweep` and `_stats` use prange and are compiled
 parallel; the rest are serial. The fast row kernels and the statistics helpers are inlined into
@@ -300,23 +297,6 @@ def _bilinear(a, b, l0, m0, h0, l1, m1, h1, l2, m2, h2):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _sample(r0, r1, r2, i, a, b):
-    """Bilinear sample around r1[i] displaced by (-a, -b) cells (`_bilinear`).
-
-    |a|, |b| <= CLAMP < 1 put the departure point inside the 2 x 2 upwind stencil; r0, r1, r2 are
-    the rows behind, at and ahead of the face along z. The neighbours are written i - 1 and
-    i + 1 here, not passed in: LLVM then proves them in bounds and vectorises the loop.
-    """
-    return _bilinear(a, b, r0[i - 1], r0[i], r0[i + 1], r1[i - 1], r1[i], r1[i + 1], r2[i - 1], r2[i], r2[i + 1])
-
-
-@njit(cache=True, fastmath=_FAST)
-def _sample_edge(r0, r1, r2, i, im, ip, a, b):
-    """`_sample` at the first or last column, the missing neighbour clamped to the edge."""
-    return _bilinear(a, b, r0[im], r0[i], r0[ip], r1[im], r1[i], r1[ip], r2[im], r2[i], r2[ip])
-
-
-@njit(cache=True, fastmath=_FAST)
 def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
     """Carry the flow onto a dry cell: at a wet/dry face the water arrives with the velocity behind it.
 
@@ -375,162 +355,28 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
 
 
 # -- rows ------------------------------------------------------------------------------------------
-# Each row kernel comes in two loops: the general one (wet/dry fronts, closed faces, hydrostatic
-# reconstruction) and, where the caller knows every cell involved is wet (h > WET) over one bed
-# height, the same arithmetic without those rules, which are identities there. Loops run over whole
-# rows from constant starts and index the arrays directly: LLVM then sees every index i - 1 >= 0,
-# drops numba's negative-index check and vectorises. (Slicing views inside these kernels, and
-# splitting rows into column blocks, measured 3-8x slower: LLVM stopped vectorising.)
+# The row kernels index the level rings in place, [level, slot, i], reading level li and writing
+# level lo: numba reference-counts every array view, and for a 512-cell row the views (and the
+# calls that pass them) cost as much as the arithmetic. Rings: H and U keep RING rows per level
+# (row r in slot r & _RMASK); W keeps WRING face rows (face k in slot k & _WMASK), room for the
+# wall face row nz too. Loops run over whole rows from constant starts, one job each and
+# branch-free (upwind choices and wet/dry are selects): LLVM then drops numba's negative-index
+# checks, adds its runtime alias checks between the ring rows and vectorises. (Row views inside
+# the loops, splitting rows into column blocks, and fusing the loops all measured slower.)
 
-WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the fast loops
+WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the loops without wet/dry rules
 _WET_BITS = int(np.array(WET).view(np.int64))
-
-
-@njit(cache=True, inline="always")
-def _wet_pair(k, nz, level, low):
-    """Whether cell rows k and k + 1 are both wet (every depth > WET) over one bed height.
-
-    low: the ring's smallest depth per row, level: each row's bed height (bit patterns, -1 if the
-    row's bed is not level). Then the wet/dry rules are identities on the faces of row k and the
-    z faces between the two rows, and the fast loops compute them.
-    """
-    return (0 <= k and k + 1 < nz and level[k] >= 0 and level[k] == level[k + 1]
-            and low[k & _RMASK] > _WET_BITS and low[(k + 1) & _RMASK] > _WET_BITS)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _advect_u_row(r0, r1, r2, wl, wh, hr, out, c, dry, wet):
-    """Advect one row of x faces (r1) into out; r0, r2 the rows beside it, wl, wh the z faces
-    around, hr the row's depths. The end faces 0 and nx are copied (the walls set them later).
-
-    float32 rows; c = s / dx in float32; |r1| c <= CLAMP, so no clamping is needed here.
-    """
-    nx = hr.shape[0]
-    cq = c * _QUARTER
-    out[0] = r1[0]
-    out[nx] = r1[nx]
-    if wet:
-        for i in range(1, nx):
-            out[i] = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
-    else:
-        for i in range(1, nx):
-            v = _sample(r0, r1, r2, i, r1[i] * c, (wl[i - 1] + wl[i] + wh[i - 1] + wh[i]) * cq)
-            out[i] = _front(v, hr[i - 1], hr[i], r1[i - 1], r1[i + 1], dry)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _advect_w_row(r0, r1, r2, ul, uh, h0, h1, out, c, dry, wet):
-    """Advect one interior row of z faces (r1) into out; ul, uh the x faces of the cells around,
-    h0, h1 the depths below and above."""
-    nx = h0.shape[0]
-    cq = c * _QUARTER
-    if wet:
-        for i in range(1, nx - 1):
-            out[i] = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
-    else:
-        for i in range(1, nx - 1):
-            v = _sample(r0, r1, r2, i, (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
-            out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
-    for i in (0, nx - 1):
-        v = _sample_edge(r0, r1, r2, i, max(i - 1, 0), min(i + 1, nx - 1),
-                         (ul[i] + ul[i + 1] + uh[i] + uh[i + 1]) * cq, r1[i] * c)
-        out[i] = _front(v, h0[i], h1[i], r0[i], r2[i], dry)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _x_fluxes(ur, hr, br, out, sides, side_eta, dry, wet):
-    """Volume fluxes through the nx + 1 x faces of one cell row, m^2/s (positive along +x).
-
-    Each face is evaluated once and its flux leaves one cell and enters the next: the sum of the
-    depths is conserved to round-off. The end faces are the x walls: zero, or the open condition.
-    """
-    nx = hr.shape[0]
-    if wet:
-        for i in range(1, nx):
-            out[i] = _upwind_flux(ur[i], hr[i - 1], hr[i])
-    else:
-        for i in range(1, nx):
-            out[i] = _flux(ur[i], hr[i - 1], br[i - 1], hr[i], br[i], dry)
-    _x_walls(ur, hr, br, out, sides, side_eta)
-
-
-@njit(cache=True)
-def _x_walls(ur, hr, br, out, sides, side_eta):
-    """Fluxes through the two x walls of a row: zero, or the open condition."""
-    nx = hr.shape[0]
-    out[0] = _boundary_flux(float(ur[0]), hr[0], br[0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
-    out[nx] = (-_boundary_flux(float(ur[nx]), hr[nx - 1], br[nx - 1], side_eta[1], -1.0)
-               if sides[1] == OPEN else 0.0)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _z_fluxes(k, nz, wa, h0, b0, h1, b1, out, sides, side_eta, dry, wet):
-    """Volume fluxes through z face row k (between cell rows k - 1 and k), m^2/s, positive along +z.
-
-    h0, b0: depth and bed of row k - 1; h1, b1: of row k. Rows 0 and nz are the z walls: zero, or
-    the open condition against the cell row inside.
-    """
-    nx = out.shape[0]
-    if k == 0:
-        for i in range(nx):
-            out[i] = _boundary_flux(float(wa[i]), h1[i], b1[i], side_eta[2], 1.0) if sides[2] == OPEN else 0.0
-    elif k == nz:
-        for i in range(nx):
-            out[i] = -_boundary_flux(float(wa[i]), h0[i], b0[i], side_eta[3], -1.0) if sides[3] == OPEN else 0.0
-    elif wet:
-        for i in range(nx):
-            out[i] = _upwind_flux(wa[i], h0[i], h1[i])
-    else:
-        for i in range(nx):
-            out[i] = _flux(wa[i], h0[i], b0[i], h1[i], b1[i], dry)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _depth(hr, fx, gb, gt, c, hn):
-    """New depth of one cell row from its face fluxes, h - c (F_r - F_l + G_t - G_b); return the
-    row's smallest new depth as a bit pattern (non-negative doubles order like their bits).
-
-    The max only absorbs round-off: CLAMP keeps every outflow within the cell's water.
-    """
-    for i in range(hr.shape[0]):
-        hn[i] = max(hr[i] - c * (fx[i + 1] - fx[i] + gt[i] - gb[i]), 0.0)
-    return _min_bits(hn)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _u_row(ua, hr, br, acc, has_ext, out, sides, side_eta, g, gc, s, vcap, dry, wet):
-    """New x faces of one row, walls included, from the advected ones (ua) and the new depths hr.
-    acc is the row's external acceleration, m/s^2, read only when has_ext."""
-    nx = hr.shape[0]
-    if wet and has_ext:
-        for i in range(1, nx):
-            out[i] = _push(ua[i], hr[i] - hr[i - 1], np.float32(acc[i] * s), gc, vcap)
-    elif wet:
-        for i in range(1, nx):
-            out[i] = _push(ua[i], hr[i] - hr[i - 1], _Z, gc, vcap)
-    elif has_ext:
-        for i in range(1, nx):
-            out[i] = _accelerate(ua[i], hr[i - 1], br[i - 1], hr[i], br[i], np.float32(acc[i] * s), gc, vcap, dry)
-    else:
-        for i in range(1, nx):
-            out[i] = _accelerate(ua[i], hr[i - 1], br[i - 1], hr[i], br[i], _Z, gc, vcap, dry)
-    _u_walls(hr, br, out, sides, side_eta, g, vcap)
-
-
-@njit(cache=True)
-def _u_walls(hr, br, out, sides, side_eta, g, vcap):
-    """The two x wall faces of a row from its new depths: zero, or the open condition."""
-    nx = hr.shape[0]
-    v = float(vcap)
-    out[0] = _open_velocity(hr[0], br[0], side_eta[0], g, -1.0, v) if sides[0] == OPEN else 0.0
-    out[nx] = _open_velocity(hr[nx - 1], br[nx - 1], side_eta[1], g, 1.0, v) if sides[1] == OPEN else 0.0
+WRING = 8
+_WMASK = WRING - 1
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _ring_depths(H, Hb, G, fx, u_first, u_last, li, lo, j, pb, pt, bed, sides, side_eta, c):
     """New depths of ring row j from its fluxes (fx interior, G[lo, pb] below, G[lo, pt] above):
     first the x-wall fluxes (zero, or the open condition for the wall faces' velocities u_first,
-    u_last), then h - c (F_r - F_l + G_t - G_b). Return the smallest new depth as a bit pattern."""
+    u_last), then h - c (F_r - F_l + G_t - G_b). Return the smallest new depth as a bit pattern
+    (Hb: H viewed as int64; an integer min vectorises). The max only absorbs round-off: CLAMP
+    keeps every outflow within the cell's water."""
     m = _RMASK
     nx = H.shape[2]
     sj = j & m
@@ -557,26 +403,61 @@ def _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
+def _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32, gc,
+                     vc, vcap, dry):
+    """New faces of ring row j with the wet/dry rules, from its new depths: the x faces from ua,
+    the z faces below from WF[lo, pb] (none for the first row of a level, which has no new depth
+    below), the wall faces by the side rules (`_open_velocity`, or zero). Velocities follow the
+    surface raised to the higher bed (`_accelerate`); ax[j], az[j] are read only when has_ext."""
+    m = _RMASK
+    nx = H.shape[2]
+    sj, sm = j & m, (j - 1) & m
+    wj = j & _WMASK
+    if has_ext:
+        for i in range(1, nx):
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i],
+                                       np.float32(ax[j, i] * s32), gc, vc, dry)
+    else:
+        for i in range(1, nx):
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i], _Z, gc, vc, dry)
+    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
+    if j == 0:
+        for i in range(nx):
+            W[lo, wj, i] = _open_velocity(H[lo, sj, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
+    elif not first:
+        if has_ext:
+            for i in range(nx):
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i],
+                                           np.float32(az[j, i] * s32), gc, vc, dry)
+        else:
+            for i in range(nx):
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i], _Z,
+                                           gc, vc, dry)
+    if j == nz - 1:
+        wt = nz & _WMASK
+        for i in range(nx):
+            W[lo, wt, i] = _open_velocity(H[lo, sj, i], bed[j, i], side_eta[3], g, 1.0, vcap) if sides[3] == OPEN else 0.0
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_eta, g, c, gc, vc, vcap):
     """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
-    height, without external acceleration: the loops of `_wave_unit` with the wet/dry rules
-    dropped (identities there). Return (the smallest new depth as a bit pattern, the row's inflow
-    through open x sides in m^2/s).
+    height, without external acceleration: `_wave_wetdry` with the wet/dry rules dropped
+    (identities there). Return (the smallest new depth as a bit pattern, the row's inflow through
+    open x sides in m^2/s).
 
-    The rings are indexed in place, [level, slot, i], reading level li and writing level lo: no
-    array views, whose reference counting cost more than the loops of a short row. Hb is H viewed
-    as int64, for the smallest depth's bit pattern (an integer min vectorises). G[lo, pb]
-    holds the fluxes below the row (computed here when `first`), G[lo, pt] receives those above.
-    The first row of a level writes no z faces below (see `_wave_unit`).
+    G[lo, pb] holds the fluxes below the row (computed here when `first`), G[lo, pt] receives those
+    above. The first row of a level writes no z faces below (see `_sweep`).
     """
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
+    wj, wp = j & _WMASK, (j + 1) & _WMASK
     if first:
         for i in range(nx):
-            G[lo, pb, i] = _upwind_flux(W[li, sj, i], H[li, sm, i], H[li, sj, i])
+            G[lo, pb, i] = _upwind_flux(W[li, wj, i], H[li, sm, i], H[li, sj, i])
     for i in range(nx):
-        G[lo, pt, i] = _upwind_flux(W[li, sp, i], H[li, sj, i], H[li, sp, i])
+        G[lo, pt, i] = _upwind_flux(W[li, wp, i], H[li, sj, i], H[li, sp, i])
     for i in range(1, nx):
         fx[i] = _upwind_flux(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i])
     low = _ring_depths(H, Hb, G, fx, float(U[li, sj, 0]), float(U[li, sj, nx]), li, lo, j, pb, pt, bed, sides,
@@ -586,87 +467,134 @@ def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_et
     _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
     if not first:
         for i in range(nx):
-            W[lo, sj, i] = _push(W[li, sj, i], H[lo, sj, i] - H[lo, sm, i], _Z, gc, vc)
+            W[lo, wj, i] = _push(W[li, wj, i], H[lo, sj, i] - H[lo, sm, i], _Z, gc, vc)
     return low, fx[0] - fx[nx]
 
 
 @njit(cache=True, fastmath=_FAST)
-def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, first, below, pb, pt, bed, ax, az, has_ext, sides,
+def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
                  side_eta, g, c, s32, gc, vc, vcap, dry):
-    """`_wave_unit` of an interior row j with the wet/dry rules, indexing the rings in place like
-    `_wave_fast` (no row views: for a 512-cell row they cost as much as the rules). Return (the
-    smallest new depth as a bit pattern, the row's inflow through open x sides in m^2/s).
+    """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
+    below it (row nz - 1 also the wall row above). Return (the smallest new depth as a bit
+    pattern, the row's inflow through open sides in m^2/s).
 
     Faces next to a dry cell first take the velocity behind the water (`_front`): the x faces into
     ua, the z faces above the row into WF[lo, pt], those below into WF[lo, pb] when `below` (else
-    row j - 1 left them there, like the fluxes below in G[lo, pb]). Fluxes close where the
-    water cannot reach over the higher bed (`_flux`); velocities follow the surface raised to the
-    higher bed (`_accelerate`). ax[j], az[j] are read only when has_ext.
+    row j - 1 left them there). Fluxes close where the water cannot reach over the higher bed
+    (`_flux`); the z walls (rows 0 and nz) carry zero or the open condition (`_boundary_flux`).
+    G[lo, pb]: the fluxes below, made here when `first`; G[lo, pt] receives those above.
     """
     m = _RMASK
     nx = H.shape[2]
-    sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
+    sj, sm, sp = j & m, max(j - 1, 0) & m, min(j + 1, nz - 1) & m
+    wj, wb, wp, wpp = j & _WMASK, (j - 1) & _WMASK, (j + 1) & _WMASK, (j + 2) & _WMASK
     ua[0] = U[li, sj, 0]
     ua[nx] = U[li, sj, nx]
     for i in range(1, nx):
         ua[i] = _front(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
-    if below:
+    if j == 0:                           # the z_min wall (row 0 is always the first of its level)
         for i in range(nx):
-            WF[lo, pb, i] = _front(W[li, sj, i], H[li, sm, i], H[li, sj, i], W[li, sm, i], W[li, sp, i], dry)
-    for i in range(nx):
-        WF[lo, pt, i] = _front(W[li, sp, i], H[li, sj, i], H[li, sp, i], W[li, sj, i], W[li, (j + 2) & m, i], dry)
-    if first:
+            G[lo, pb, i] = (_boundary_flux(float(W[li, wj, i]), H[li, sj, i], bed[0, i], side_eta[2], 1.0)
+                            if sides[2] == OPEN else 0.0)
+    else:
+        if below:
+            for i in range(nx):
+                WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dry)
+        if first:
+            for i in range(nx):
+                G[lo, pb, i] = _flux(WF[lo, pb, i], H[li, sm, i], bed[j - 1, i], H[li, sj, i], bed[j, i], dry)
+    if j == nz - 1:                      # the z_max wall
         for i in range(nx):
-            G[lo, pb, i] = _flux(WF[lo, pb, i], H[li, sm, i], bed[j - 1, i], H[li, sj, i], bed[j, i], dry)
-    for i in range(nx):
-        G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
+            G[lo, pt, i] = (-_boundary_flux(float(W[li, wp, i]), H[li, sj, i], bed[j, i], side_eta[3], -1.0)
+                            if sides[3] == OPEN else 0.0)
+    else:
+        for i in range(nx):
+            WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dry)
+        for i in range(nx):
+            G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
     for i in range(1, nx):
         fx[i] = _flux(ua[i], H[li, sj, i - 1], bed[j, i - 1], H[li, sj, i], bed[j, i], dry)
     low = _ring_depths(H, Hb, G, fx, float(ua[0]), float(ua[nx]), li, lo, j, pb, pt, bed, sides, side_eta, c)
-    if has_ext:
-        for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i],
-                                       np.float32(ax[j, i] * s32), gc, vc, dry)
-    else:
-        for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i], _Z, gc, vc, dry)
-    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
-    if not first:
-        if has_ext:
-            for i in range(nx):
-                W[lo, sj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i],
-                                           np.float32(az[j, i] * s32), gc, vc, dry)
-        else:
-            for i in range(nx):
-                W[lo, sj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i], _Z,
-                                           gc, vc, dry)
-    return low, fx[0] - fx[nx]
+    q = fx[0] - fx[nx]
+    if j == 0:
+        for i in range(nx):
+            q += G[lo, pb, i]
+    if j == nz - 1:
+        for i in range(nx):
+            q -= G[lo, pt, i]
+    _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32, gc, vc,
+                     vcap, dry)
+    return low, q
 
 
 @njit(cache=True, fastmath=_FAST)
-def _w_row(wa, h0, b0, h1, b1, acc, has_ext, out, gc, s, vcap, dry, wet):
-    """New interior z faces of one row from the advected ones (wa), between cell rows with new
-    depths h0 (below) and h1 (above)."""
-    nx = h0.shape[0]
-    if wet and has_ext:
-        for i in range(nx):
-            out[i] = _push(wa[i], h1[i] - h0[i], np.float32(acc[i] * s), gc, vcap)
-    elif wet:
-        for i in range(nx):
-            out[i] = _push(wa[i], h1[i] - h0[i], _Z, gc, vcap)
-    elif has_ext:
-        for i in range(nx):
-            out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], np.float32(acc[i] * s), gc, vcap, dry)
-    else:
-        for i in range(nx):
-            out[i] = _accelerate(wa[i], h0[i], b0[i], h1[i], b1[i], _Z, gc, vcap, dry)
+def _refresh_faces(H, U, W, WF, ua, li, lo, j, nz, first, pb, bed, ax, az, sides, side_eta, g, s32, gc, vc, vcap,
+                   dry):
+    """After `_wave_fast` left a cell of row j (or of row j - 1) dry: redo the row's new faces with
+    the wet/dry rules. The cells were all wet before the substep, so `_front` is the identity and
+    the faces start from the old ones."""
+    nx = H.shape[2]
+    sj, wj = j & _RMASK, j & _WMASK
+    for i in range(nx + 1):
+        ua[i] = U[li, sj, i]
+    for i in range(nx):
+        WF[lo, pb, i] = W[li, wj, i]
+    _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, False, sides, side_eta, g, s32, gc, vc,
+                     vcap, dry)
 
 
-@njit(cache=True, fastmath=_FAST)
-def _wall_row(hr, br, side, eta_out, g, outward, vcap, out):
-    """A z wall's faces from the depth of the cell row beside it: zero, or the open condition."""
-    for i in range(out.shape[0]):
-        out[i] = _open_velocity(hr[i], br[i], eta_out, g, outward, vcap) if side == OPEN else 0.0
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dry):
+    """One advection part (c = part / dx, float32) of ring row j: its x faces and the z faces below
+    it (row nz - 1 also copies the wall row above; row 0's faces below are the wall, copied); the
+    depths pass through. Semi-Lagrangian: each face is sampled bilinearly at the point its own
+    velocity and the other component, averaged from the four faces around it, trace back from
+    (`_bilinear`; the rows beyond the grid's edge read the edge row). Unless `wet` (row j and the
+    row below all wet, where `_front` is the identity), faces next to dry cells then take the
+    velocity behind the water. The first row a > 0 of a level leaves its z faces below unset.
+    """
+    m = _RMASK
+    nx = H.shape[2]
+    sj, sm, sp = j & m, max(j - 1, 0) & m, min(j + 1, nz - 1) & m
+    wj, wb, wp = j & _WMASK, (j - 1) & _WMASK, (j + 1) & _WMASK
+    cq = c * _QUARTER
+    for i in range(nx):
+        H[lo, sj, i] = H[li, sj, i]
+    U[lo, sj, 0] = U[li, sj, 0]
+    U[lo, sj, nx] = U[li, sj, nx]
+    for i in range(1, nx):
+        U[lo, sj, i] = _bilinear(U[li, sj, i] * c, (W[li, wj, i - 1] + W[li, wj, i] + W[li, wp, i - 1] + W[li, wp, i]) * cq,
+                                 U[li, sm, i - 1], U[li, sm, i], U[li, sm, i + 1],
+                                 U[li, sj, i - 1], U[li, sj, i], U[li, sj, i + 1],
+                                 U[li, sp, i - 1], U[li, sp, i], U[li, sp, i + 1])
+    if not wet:
+        for i in range(1, nx):
+            U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
+    if j == nz - 1:
+        wt = nz & _WMASK
+        for i in range(nx):
+            W[lo, wt, i] = W[li, wt, i]
+    if j == 0:
+        for i in range(nx):
+            W[lo, wj, i] = W[li, wj, i]
+        return
+    if first:
+        return
+    for i in range(1, nx - 1):
+        W[lo, wj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, wj, i] * c,
+                                 W[li, wb, i - 1], W[li, wb, i], W[li, wb, i + 1],
+                                 W[li, wj, i - 1], W[li, wj, i], W[li, wj, i + 1],
+                                 W[li, wp, i - 1], W[li, wp, i], W[li, wp, i + 1])
+    for i in (0, nx - 1):
+        il = max(i - 1, 0)
+        ih = min(i + 1, nx - 1)
+        W[lo, wj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, wj, i] * c,
+                                 W[li, wb, il], W[li, wb, i], W[li, wb, ih],
+                                 W[li, wj, il], W[li, wj, i], W[li, wj, ih],
+                                 W[li, wp, il], W[li, wp, i], W[li, wp, ih])
+    if not wet:
+        for i in range(nx):
+            W[lo, wj, i] = _front(W[lo, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dry)
 
 
 @njit(cache=True, inline="always")
@@ -701,16 +629,6 @@ def _widen_bits(b):
     if e == 255:
         return _INF_BITS | (mant << 29)
     return ((e + 896) << 52) | (mant << 29)
-
-
-@njit(cache=True, inline="always")
-def _min_bits(a):
-    """Smallest a[i] of a non-negative float64 row as a bit pattern."""
-    bits = a.view(np.int64)
-    m = _INF_BITS
-    for i in range(bits.shape[0]):
-        m = min(m, bits[i])
-    return m
 
 
 @njit(cache=True)
@@ -766,189 +684,6 @@ def _copy_row(src, dst):
         dst[i] = src[i]
 
 
-@njit(cache=True, inline="always")
-def _face(W, top, k, nz):
-    """z face row k from a ring: rows 0 .. nz - 1 in slot k & _RMASK, the wall row nz in `top`."""
-    return W[k & _RMASK] if k < nz else top
-
-
-@njit(cache=True, fastmath=_FAST)
-def _front_u_row(ur, hr, out, dry):
-    """`_front` on the interior x faces of one row (the ends are walls): into out, returned."""
-    nx = hr.shape[0]
-    out[0] = ur[0]
-    out[nx] = ur[nx]
-    for i in range(1, nx):
-        out[i] = _front(ur[i], hr[i - 1], hr[i], ur[i - 1], ur[i + 1], dry)
-    return out
-
-
-@njit(cache=True, fastmath=_FAST)
-def _front_w_row(wb, wk, wn, h0, h1, out, dry):
-    """`_front` on interior z face row k (wk) between depths h0 (below) and h1 (above); wb, wn the
-    face rows k - 1 and k + 1. Into out, returned."""
-    for i in range(out.shape[0]):
-        out[i] = _front(wk[i], h0[i], h1[i], wb[i], wn[i], dry)
-    return out
-
-
-@njit(cache=True, inline="always")
-def _fronted_w(k, nz, W, top, H, out, fast, dry):
-    """z face row k ready for a gravity substep: the ring row itself where the rows on both sides
-    are wet (`_front` is the identity there) or k is a wall row, else `_front` of it into out."""
-    if fast or k == 0 or k == nz:
-        return _face(W, top, k, nz)
-    return _front_w_row(W[(k - 1) & _RMASK], W[k & _RMASK], _face(W, top, k + 1, nz), H[(k - 1) & _RMASK],
-                        H[k & _RMASK], out, dry)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _advect_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, c, dry):
-    """Advect row j by one advection part (c = part / dx in float32): its x faces and the z faces
-    below it (the top row also copies the wall row above); the depths pass through unchanged.
-
-    Reads rows j - 1 .. j + 1 of the rings H, U, W (T, Tn: the wall face row nz) and writes row j of
-    Hn, Un, Wn. The first row a of a level (a > 0) leaves its z faces below unset, like
-    `_wave_unit`: nothing downstream reads them (see `_sweep`).
-    """
-    m = _RMASK
-    jm = max(j - 1, 0)
-    jp = min(j + 1, nz - 1)
-    hr = H[j & m]
-    _copy_row(hr, Hn[j & m])
-    low_n[j & m] = low[j & m]
-    wet = low[j & m] > _WET_BITS
-    wh = _face(W, T, j + 1, nz)
-    _advect_u_row(U[jm & m], U[j & m], U[jp & m], W[j & m], wh, hr, Un[j & m], c, dry, wet)
-    if j == 0:
-        _copy_row(W[0], Wn[0])
-    elif j > a:
-        _advect_w_row(W[jm & m], W[j & m], wh, U[jm & m], U[j & m], H[jm & m], hr, Wn[j & m],
-                      c, dry, wet and low[jm & m] > _WET_BITS)
-    if j == nz - 1:
-        _copy_row(T, Tn)
-
-
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _advect_fast(H, U, W, li, lo, j, first, wet, c, dry):
-    """`_advect_unit` of an interior row j, indexing the rings in place like `_wave_fast` (c = part
-    / dx, float32). Unless `wet` (row j and the row below all wet, where `_front` is the identity),
-    the faces next to dry cells then take the velocity behind the water, in loops of their own."""
-    m = _RMASK
-    nx = H.shape[2]
-    sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
-    cq = c * _QUARTER
-    for i in range(nx):
-        H[lo, sj, i] = H[li, sj, i]
-    U[lo, sj, 0] = U[li, sj, 0]
-    U[lo, sj, nx] = U[li, sj, nx]
-    for i in range(1, nx):
-        U[lo, sj, i] = _bilinear(U[li, sj, i] * c, (W[li, sj, i - 1] + W[li, sj, i] + W[li, sp, i - 1] + W[li, sp, i]) * cq,
-                                 U[li, sm, i - 1], U[li, sm, i], U[li, sm, i + 1],
-                                 U[li, sj, i - 1], U[li, sj, i], U[li, sj, i + 1],
-                                 U[li, sp, i - 1], U[li, sp, i], U[li, sp, i + 1])
-    if not wet:
-        for i in range(1, nx):
-            U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
-    if first:
-        return
-    for i in range(1, nx - 1):
-        W[lo, sj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, sj, i] * c,
-                                 W[li, sm, i - 1], W[li, sm, i], W[li, sm, i + 1],
-                                 W[li, sj, i - 1], W[li, sj, i], W[li, sj, i + 1],
-                                 W[li, sp, i - 1], W[li, sp, i], W[li, sp, i + 1])
-    for i in (0, nx - 1):
-        il = max(i - 1, 0)
-        ih = min(i + 1, nx - 1)
-        W[lo, sj, i] = _bilinear((U[li, sm, i] + U[li, sm, i + 1] + U[li, sj, i] + U[li, sj, i + 1]) * cq, W[li, sj, i] * c,
-                                 W[li, sm, il], W[li, sm, i], W[li, sm, ih],
-                                 W[li, sj, il], W[li, sj, i], W[li, sj, ih],
-                                 W[li, sp, il], W[li, sp, i], W[li, sp, ih])
-    if not wet:
-        for i in range(nx):
-            W[lo, sj, i] = _front(W[lo, sj, i], H[li, sm, i], H[li, sj, i], W[li, sm, i], W[li, sp, i], dry)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _wave_unit(j, nz, a, H, U, W, T, Hn, Un, Wn, Tn, low, low_n, level, wpair, gpair, par, ua, fx, bed,
-               ax, az, ext, sides, side_eta, g, c, s, vcap, dry):
-    """Advance row j by one gravity substep: its depth, its x faces and the z faces below it (the
-    top row also the wall row above). Return the row's inflow through open sides, m^2/s.
-
-    H, U, W (T: the wall face row nz): rings of the state before the substep, rows j - 1 .. j + 2
-    read; Hn, Un, Wn (Tn): the rings being written, row j - 1 read back. low, low_n: each ring
-    row's smallest depth (bit pattern); level[r]: row r's bed height if it has only one (bit
-    pattern), else -1. Faces next to a dry cell first take the velocity behind the water
-    (`_front`); wpair: two scratch rows for such z faces. gpair: two rows of z-face fluxes;
-    par[0] picks the one holding the fluxes below row j, left by row j - 1 (or by `_wave_fast`),
-    and the other receives those above it. The first row a of a level makes its own fluxes below
-    and, having no new depth of row a - 1, leaves its z faces below unset (a > 0). ua, fx:
-    scratch rows. ext: the statistics rows of `_stats`; ax[j], az[j] are read only where
-    ext[j, _EXT] is set.
-
-    Face rows between two cell rows that are wet over one bed height take the loops without the
-    wet/dry rules (see WET); the choice depends only on the data, so it is the same in every chunk.
-    """
-    m = _RMASK
-    jm = max(j - 1, 0)
-    jp = min(j + 1, nz - 1)
-    gc = np.float32(g * c)
-    s32 = np.float32(s)
-    vc = np.float32(vcap)
-    nx = bed.shape[1]
-    hr = H[j & m]
-    br = bed[j]
-    hn = Hn[j & m]
-    fast_lo = _wet_pair(j - 1, nz, level, low)      # rows j - 1 and j: the z faces below row j
-    fast_hi = _wet_pair(j, nz, level, low)          # rows j and j + 1: the z faces above it
-    fast_x = level[j] >= 0 and low[j & m] > _WET_BITS
-    has_ext = ext[j, _EXT] != 0
-    gl = gpair[par[0]]
-    gt = gpair[1 - par[0]]
-    wl = _fronted_w(j, nz, W, T, H, wpair[par[0]], fast_lo, dry)
-    if j == a:
-        _z_fluxes(j, nz, wl, H[jm & m], bed[jm], hr, br, gl, sides, side_eta, dry, fast_lo)
-    wa = _fronted_w(j + 1, nz, W, T, H, wpair[1 - par[0]], fast_hi, dry)
-    _z_fluxes(j + 1, nz, wa, hr, br, H[jp & m], bed[jp], gt, sides, side_eta, dry, fast_hi)
-    ur = U[j & m] if fast_x else _front_u_row(U[j & m], hr, ua, dry)
-    _x_fluxes(ur, hr, br, fx, sides, side_eta, dry, fast_x)
-    low_n[j & m] = _depth(hr, fx, gl, gt, c, hn)
-    q = fx[0] - fx[nx]
-    if j == 0:
-        for i in range(nx):
-            q += gl[i]
-    if j == nz - 1:
-        for i in range(nx):
-            q -= gt[i]
-    _u_row(ur, hn, br, ax[j], has_ext, Un[j & m], sides, side_eta, g, gc, s32, vc, dry,
-           level[j] >= 0 and low_n[j & m] > _WET_BITS)
-    if j == 0:
-        _wall_row(hn, br, sides[2], side_eta[2], g, -1.0, vcap, Wn[0])
-    elif j > a:
-        _w_row(wl, Hn[jm & m], bed[jm], hn, br, az[j], has_ext, Wn[j & m], gc, s32, vc, dry,
-               _wet_pair(j - 1, nz, level, low_n))
-    if j == nz - 1:
-        _wall_row(hn, br, sides[3], side_eta[3], g, 1.0, vcap, Tn)
-    par[0] = 1 - par[0]                  # the faces above row j are the faces below row j + 1
-    return q
-
-
-@njit(cache=True, fastmath=_FAST)
-def _wet_dry_faces(j, nz, a, Hn, U, W, Un, Wn, level, low_n, bed, ax, az, sides, side_eta, g, gc, s32, vc, vcap,
-                   dry):
-    """Recompute row j's new x faces and z faces below with the wet/dry rules, after `_wave_fast`
-    found a cell of row j (or of row j - 1) dry at the end of the substep. U, W: the faces before
-    the substep (no `_front` needed: the cells were all wet then); Hn: the new depths."""
-    m = _RMASK
-    br = bed[j]
-    hn = Hn[j & m]
-    _u_row(U[j & m], hn, br, ax[j], False, Un[j & m], sides, side_eta, g, gc, s32, vc, dry,
-           level[j] >= 0 and low_n[j & m] > _WET_BITS)
-    if j > a:
-        _w_row(W[j & m], Hn[(j - 1) & m], bed[j - 1], hn, br, az[j], False, Wn[j & m], gc, s32, vc, dry,
-               _wet_pair(j - 1, nz, level, low_n))
-
-
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, dry,
            chunks, halo_h, halo_u, halo_w):
@@ -998,8 +733,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
         H = np.empty((levels + 1, RING, nx))
         Hb = H.view(np.int64)
         U = np.empty((levels + 1, RING, nx + 1), dtype=np.float32)
-        W = np.empty((levels + 1, RING, nx), dtype=np.float32)
-        T = np.empty((levels + 1, nx), dtype=np.float32)
+        W = np.empty((levels + 1, WRING, nx), dtype=np.float32)
         low = np.empty((levels + 1, RING), dtype=np.int64)
         level = np.full(nz, -1, dtype=np.int64)
         wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
@@ -1022,58 +756,45 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
                 low[0, slot] = _load_depths(hs, H[0, slot])
                 _copy_row(us, U[0, slot])
-                _copy_row(ws, W[0, slot])
+                _copy_row(ws, W[0, r & _WMASK])
                 level[r] = _level_bed(bed[r])
                 if r == nz - 1:
-                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], T[0])
+                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, nz & _WMASK])
             for lev in range(1, levels + 1):
                 j = it - LAG * lev
                 a = max(0, k0 - 1 - LAG * (levels - lev))
                 b = min(nz - 1, k1 - 1 + LAG * (levels - lev))
                 if j < a or j > b:
                     continue
-                if kinds[lev - 1] == 1 and 0 < j < nz - 1:
-                    _advect_fast(H, U, W, lev - 1, lev, j, j == a, low[lev - 1, j & _RMASK] > _WET_BITS
-                                 and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS, ca, dry)
+                if kinds[lev - 1] == 1:
+                    _advect_row(H, U, W, lev - 1, lev, j, nz, j == a, low[lev - 1, j & _RMASK] > _WET_BITS
+                                and (j == 0 or low[lev - 1, (j - 1) & _RMASK] > _WET_BITS), ca, dry)
                     low[lev, j & _RMASK] = low[lev - 1, j & _RMASK]
-                elif kinds[lev - 1] == 1:
-                    _advect_unit(j, nz, a, H[lev - 1], U[lev - 1], W[lev - 1], T[lev - 1], H[lev], U[lev], W[lev],
-                                 T[lev], low[lev - 1], low[lev], ca, dry)
-                elif (0 < j < nz - 1 and rows[j, _EXT] == 0 and level[j] >= 0 and level[j - 1] == level[j]
-                      and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS
-                      and low[lev - 1, j & _RMASK] > _WET_BITS and low[lev - 1, (j + 1) & _RMASK] > _WET_BITS):
-                    p = par[lev, 0]
-                    lown, q = _wave_fast(H, Hb, U, W, gpair, fx, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
-                                         side_eta, g, c, gc, vc, vcap)
-                    low[lev, j & _RMASK] = lown
-                    par[lev, 0] = 1 - p
-                    if lown <= _WET_BITS or (j > a and low[lev, (j - 1) & _RMASK] <= _WET_BITS):
-                        _wet_dry_faces(j, nz, a, H[lev], U[lev - 1], W[lev - 1], U[lev], W[lev], level, low[lev], bed,
-                                       ax, az, sides, side_eta, g, gc, s32, vc, vcap, dry)
-                    if k0 <= j < k1:
-                        inflow[j] += q * dx * s
-                elif 0 < j < nz - 2:
-                    p = par[lev, 0]
-                    lown, q = _wave_wetdry(H, Hb, U, W, gpair, wpair, ua, fx, lev - 1, lev, j, j == a,
-                                           j == a or wf_row[lev] != j - 1, p, 1 - p, bed, ax, az, rows[j, _EXT] != 0,
-                                           sides, side_eta, g, c, s32, gc, vc, vcap, dry)
-                    low[lev, j & _RMASK] = lown
-                    par[lev, 0] = 1 - p
-                    wf_row[lev] = j      # its fronted z faces above are the next row's below
-                    if k0 <= j < k1:
-                        inflow[j] += q * dx * s
                 else:
-                    q = _wave_unit(j, nz, a, H[lev - 1], U[lev - 1], W[lev - 1], T[lev - 1], H[lev], U[lev], W[lev],
-                                   T[lev], low[lev - 1], low[lev], level, wpair[lev], gpair[lev], par[lev], ua, fx,
-                                   bed, ax, az, rows, sides, side_eta, g, c, s, vcap, dry)
+                    p = par[lev, 0]
+                    if (0 < j < nz - 1 and rows[j, _EXT] == 0 and level[j] >= 0 and level[j - 1] == level[j]
+                            and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS
+                            and low[lev - 1, j & _RMASK] > _WET_BITS and low[lev - 1, (j + 1) & _RMASK] > _WET_BITS):
+                        lown, q = _wave_fast(H, Hb, U, W, gpair, fx, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
+                                             side_eta, g, c, gc, vc, vcap)
+                        if lown <= _WET_BITS or (j > a and low[lev, (j - 1) & _RMASK] <= _WET_BITS):
+                            _refresh_faces(H, U, W, wpair, ua, lev - 1, lev, j, nz, j == a, p, bed, ax, az, sides,
+                                           side_eta, g, s32, gc, vc, vcap, dry)
+                    else:
+                        lown, q = _wave_wetdry(H, Hb, U, W, gpair, wpair, ua, fx, lev - 1, lev, j, nz, j == a,
+                                               j == a or wf_row[lev] != j - 1, p, 1 - p, bed, ax, az,
+                                               rows[j, _EXT] != 0, sides, side_eta, g, c, s32, gc, vc, vcap, dry)
+                        wf_row[lev] = j  # its fronted z faces above are the next row's below
+                    low[lev, j & _RMASK] = lown
+                    par[lev, 0] = 1 - p  # the fluxes above row j are the fluxes below row j + 1
                     if k0 <= j < k1:
                         inflow[j] += q * dx * s
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
                     rows[j, _H] = _store_row(H[lev, slot], h[j])
-                    vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, slot], w[j]))
+                    vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, j & _WMASK], w[j]))
                     if j == nz - 1:
-                        _copy_row(T[lev], w[nz])
+                        _copy_row(W[lev, nz & _WMASK], w[nz])
                         rows[nz, _H] = 0
                         rows[nz, _V] = _max_bits32(w[nz])
                     rows[j, _V] = vm
