@@ -6,7 +6,7 @@ never when it loads one from the cache. `watch()` registers a listener for it, o
 step of a first run, or a kernel first used later (the first contact, the first shatter):
 
     compiling physics kernels (first run only, a minute or two; cached afterwards) ...
-    compiled physics kernels in 83.0 s
+    compiled physics kernels in 67.4 s
 
 Compiles closer together than QUIET seconds count as one; the closing line comes QUIET seconds
 after the last of them (from a timer thread), or at once from `flush()`.
