@@ -74,8 +74,8 @@ RUNAWAY = 1000.0    # m/s: a water speed above this is a runaway
 ADVECT_CFL = 1.0
 
 # Pipeline shape (see the module docstring): each level (an advection part or a gravity substep)
-# trails the one before by LAG rows and keeps RING rows (a power of two >= LAG + 2; the wall face
-# row nz has its own buffer). Up to MAX_LEVELS levels share one pass over the grid; more take
+# trails the one before by LAG rows and keeps RING cell rows (a power of two >= LAG + 2) and WRING
+# z-face rows (see "rows" below). Up to MAX_LEVELS levels share one pass over the grid; more take
 # more passes, of equal size.
 LAG = 2
 RING = 4
