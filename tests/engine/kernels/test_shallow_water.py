@@ -169,3 +169,21 @@ def test_float32_velocity_maxima_widen_to_the_same_float64_value():
     inf_bits = widest(np.array([1.0, -np.inf], dtype=np.float32))
     nan_bits = widest(np.array([np.nan, np.inf], dtype=np.float32))
     assert as_f64(inf_bits) == np.inf and np.isnan(as_f64(nan_bits)) and nan_bits > inf_bits
+
+
+@pytest.mark.parametrize("nz,nx", [(1, 1), (1, 5), (5, 1), (2, 2), (3, 40), (40, 3)])
+def test_narrow_grids_equal_the_reference(nz, nx):
+    """Grids one to three cells across: every row is an edge row (walls above and below, the
+    first row of its level, or both). Open sides on two walls, wet/dry rules on."""
+    h, bed, u, w, ax, az = _scene(nz, nx, 0.02, 0.2, seed=7)
+    H, U, W = h.copy(), u.astype(np.float64), w.astype(np.float64)
+    sides = np.array((sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE, sw.OPEN), dtype=np.int64)
+    side_eta = np.full(4, 0.2)
+    rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
+    for _ in range(30):
+        status, t, n, q = _advance(h, bed, u, w, ax, az, rows, sides, side_eta, 0.02, chunks=1)
+        n_ref, q_ref = ref.advance(H, bed, U, W, ax, az, sides, side_eta, 0.02, G, DT)
+        assert status == sw.OK and n == n_ref
+        assert q == pytest.approx(q_ref, rel=1e-5, abs=1e-12)
+    for fast, slow in ((h, H), (u, U), (w, W)):
+        assert np.max(np.abs(fast - slow)) <= 1e-5 * max(np.max(np.abs(slow)), 1e-12)
