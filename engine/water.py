@@ -210,9 +210,10 @@ class WaterGrid:
                 numba.set_num_threads(threads)
         self.substeps = n
         self.source_volume += inflow
-        if self._rows[:, sw._EXT].any():   # the kernel flagged the rows with external acceleration
-            self.ax[...] = 0.0
-            self.az[...] = 0.0
+        pushed = np.flatnonzero(self._rows[:, sw._EXT])   # the rows the kernel found external acceleration in
+        if pushed.size:                                    # clear those (the others hold only +0.0)
+            self.ax[pushed[pushed < self.ax.shape[0]]] = 0.0
+            self.az[pushed] = 0.0
         if status != sw.OK:
             raise SimulationError(self._failure(status, time + t))
 

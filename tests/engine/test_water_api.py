@@ -90,6 +90,12 @@ def test_external_acceleration_tilts_the_surface_and_is_cleared_each_step():
     assert not grid.ax.any() and not grid.az.any()
     eta = grid.eta
     assert eta[:, -1].mean() > eta[:, 0].mean() + 0.005  # water piles up downwind
+    nz = grid.h.shape[0]
+    grid.ax[2:4, 3:5] = 0.5                             # a poke in a few rows, and on the far wall row
+    grid.az[nz, 1] = -0.5
+    grid.ax[0, 0] = -0.0                                # a negative zero is cleared too
+    grid.step(DT)
+    assert not grid.ax.any() and not grid.az.any() and not np.signbit(grid.ax).any()
 
 
 def test_inflow_side_pours_its_rate_and_outflow_drains_to_its_level():
