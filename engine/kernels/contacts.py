@@ -422,7 +422,9 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
                 imb = inv_mass[b]
                 vb0 = vel[b, 0]; vb1 = vel[b, 1]; vb2 = vel[b, 2]
                 wb0 = angvel[b, 0]; wb1 = angvel[b, 1]; wb2 = angvel[b, 2]
-            # normal: the same operations, in the same order, as _row_vel / _row_push
+            # normal: the same operations, in the same order, as _row_vel / _row_push, written out on
+            # locals for the three directions (inline helpers returning the twelve velocities measured
+            # 15% slower in the bodies bench)
             vn = (row[0] * va0 + row[1] * va1 + row[2] * va2 + row[3] * wa0 + row[4] * wa1 + row[5] * wa2)
             if pair:
                 vn -= (row[0] * vb0 + row[1] * vb1 + row[2] * vb2 + row[6] * wb0 + row[7] * wb1 + row[8] * wb2)
