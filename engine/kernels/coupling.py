@@ -302,8 +302,15 @@ def _rotate(r, x, y, z):
 
 
 @njit(cache=True, inline="always")
-def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_factor, c_skin):
-    """Drag, lift and skin friction on one submerged piece (see water_to_bodies_framed)."""
+def _dissipative(nx_, ny_, nz_, area, vx, vy, vz, ox, oy, oz, rx, ry, rz, uw, ww, rho, cd, cl, area_factor,
+                 c_skin):
+    """Drag, lift and skin friction on one submerged piece (see water_to_bodies_framed), and their
+    torque: (fx, fy, fz, tx, ty, tz). The piece's centroid sits at arm (rx, ry, rz) from the centre
+    of mass of a body moving at v and spinning at omega; the water there flows at (uw, 0, ww)."""
+    urx = vx + (oy * rz - oz * ry) - uw      # the centroid's velocity relative to the water
+    ury = vy + (oz * rx - ox * rz)
+    urz = vz + (ox * ry - oy * rx) - ww
+    speed = np.sqrt(urx * urx + ury * ury + urz * urz)
     qfx = qfy = qfz = 0.0
     if speed > 1e-9:
         ndu = nx_ * urx + ny_ * ury + nz_ * urz
@@ -326,7 +333,7 @@ def _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl, area_fa
         qfx -= c_skin * area * urx
         qfy -= c_skin * area * ury
         qfz -= c_skin * area * urz
-    return qfx, qfy, qfz
+    return qfx, qfy, qfz, ry * qfz - rz * qfy, rz * qfx - rx * qfz, rx * qfy - ry * qfx
 
 
 @njit(cache=True)
@@ -454,18 +461,14 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                     uw, ww = _water_velocity_inside(u, w, ccx * inv_dx, ccz * inv_dx)
                 else:
                     uw, ww = _water_velocity_scaled(u, w, ccx * inv_dx, ccz * inv_dx)
-                urx = vx + (oy * rz - oz * ry) - uw
-                ury = vy + (oz * rx - ox * rz)
-                urz = vz + (ox * ry - oy * rx) - ww
-                speed = np.sqrt(urx * urx + ury * ury + urz * urz)
-                qfx, qfy, qfz = _dissipative(nx_, ny_, nz_, fa, urx, ury, urz, speed, rho, cd, cl,
-                                             area_factor, c_skin)
+                qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, fa, vx, vy, vz, ox, oy, oz, rx, ry, rz,
+                                                            uw, ww, rho, cd, cl, area_factor, c_skin)
                 dfx += qfx
                 dfy += qfy
                 dfz += qfz
-                dtx += ry * qfz - rz * qfy
-                dty += rz * qfx - rx * qfz
-                dtz += rx * qfy - ry * qfx
+                dtx += qtx
+                dty += qty
+                dtz += qtz
                 wet += fa
         for tri in range(tri_off[m], tri_off[m] if submerged else tri_off[m + 1]):
             i0 = model_tris[tri, 0]
@@ -546,19 +549,14 @@ def water_to_bodies_framed(model_verts, model_tris, vert_off, tri_off, frames, s
                 tx += ry * pfz - rz * pfy
                 ty += rz * pfx - rx * pfz
                 tz += rx * pfy - ry * pfx
-                # velocity of the centroid relative to the water (the water has no vertical velocity)
-                urx = vx + (oy * rz - oz * ry) - uw
-                ury = vy + (oz * rx - ox * rz)
-                urz = vz + (ox * ry - oy * rx) - ww
-                speed = np.sqrt(urx * urx + ury * ury + urz * urz)
-                qfx, qfy, qfz = _dissipative(nx_, ny_, nz_, area, urx, ury, urz, speed, rho, cd, cl,
-                                             area_factor, c_skin)
+                qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, area, vx, vy, vz, ox, oy, oz, rx, ry, rz,
+                                                            uw, ww, rho, cd, cl, area_factor, c_skin)
                 dfx += qfx
                 dfy += qfy
                 dfz += qfz
-                dtx += ry * qfz - rz * qfy
-                dty += rz * qfx - rx * qfz
-                dtz += rx * qfy - ry * qfx
+                dtx += qtx
+                dty += qty
+                dtz += qtz
                 vol -= d * area * ny_
                 wet += area
         # cap the dissipative impulse: at most what stops the body relative to the water
