@@ -40,17 +40,20 @@ from engine.kernels.rigid import quat_to_matrix
 @njit(cache=True)
 def sample_centered(a: np.ndarray, x: float, z: float, dx: float) -> float:
     """Bilinear value of a cell-centred (nz, nx) field at (x, z), clamped at the edges."""
-    nz, nx = a.shape
+    k0, k1, i0, i1, tz, tx = _centered_stencil(a.shape[0], a.shape[1], x, z, dx)
+    return ((1.0 - tz) * ((1.0 - tx) * a[k0, i0] + tx * a[k0, i1])
+            + tz * ((1.0 - tx) * a[k1, i0] + tx * a[k1, i1]))
+
+
+@njit(cache=True, inline="always")
+def _centered_stencil(nz, nx, x, z, dx):
+    """The 2 x 2 cells around (x, z) on a cell-centred grid and the weights of the far ones:
+    (k0, k1, i0, i1, tz, tx), clamped at the edges."""
     fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
     fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
     i0 = min(int(fx), nx - 2) if nx > 1 else 0
     k0 = min(int(fz), nz - 2) if nz > 1 else 0
-    tx = fx - i0
-    tz = fz - k0
-    i1 = min(i0 + 1, nx - 1)
-    k1 = min(k0 + 1, nz - 1)
-    return ((1.0 - tz) * ((1.0 - tx) * a[k0, i0] + tx * a[k0, i1])
-            + tz * ((1.0 - tx) * a[k1, i0] + tx * a[k1, i1]))
+    return k0, min(k0 + 1, nz - 1), i0, min(i0 + 1, nx - 1), fz - k0, fx - i0
 
 
 @njit(cache=True)
@@ -114,15 +117,7 @@ RING_SAMPLES = 16
 @njit(cache=True, inline="always")
 def _sample_sum(a, c, x, z, dx):
     """sample_centered of the field a + c (summed per cell, as the grid eta = bed + h would be)."""
-    nz, nx = a.shape
-    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
-    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
-    i0 = min(int(fx), nx - 2) if nx > 1 else 0
-    k0 = min(int(fz), nz - 2) if nz > 1 else 0
-    tx = fx - i0
-    tz = fz - k0
-    i1 = min(i0 + 1, nx - 1)
-    k1 = min(k0 + 1, nz - 1)
+    k0, k1, i0, i1, tz, tx = _centered_stencil(a.shape[0], a.shape[1], x, z, dx)
     return ((1.0 - tz) * ((1.0 - tx) * (a[k0, i0] + c[k0, i0]) + tx * (a[k0, i1] + c[k0, i1]))
             + tz * ((1.0 - tx) * (a[k1, i0] + c[k1, i0]) + tx * (a[k1, i1] + c[k1, i1])))
 
