@@ -81,8 +81,8 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides: NDArray, 
     that came in through open sides."""
     c = s / dx
     # fronts onto dry cells take the velocity behind them
-    u[:, 1:-1] = _front(u[:, 1:-1].copy(), h[:, :-1], h[:, 1:], u[:, :-2].copy(), u[:, 2:].copy(), dry)
-    w[1:-1, :] = _front(w[1:-1, :].copy(), h[:-1, :], h[1:, :], w[:-2, :].copy(), w[2:, :].copy(), dry)
+    u[:, 1:-1] = _front(u[:, 1:-1], h[:, :-1], h[:, 1:], u[:, :-2], u[:, 2:], dry)   # (new arrays: no copies needed)
+    w[1:-1, :] = _front(w[1:-1, :], h[:-1, :], h[1:, :], w[:-2, :], w[2:, :], dry)
     # (2) depth in flux form, upwind depth, closed faces carry nothing
     F = np.zeros_like(u)
     up = np.where(u[:, 1:-1] > 0.0, h[:, :-1], h[:, 1:])

@@ -192,7 +192,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
         done += levels
         for l in range(levels):
             waves += 1 - kinds[l]
-        hmax, vmax, finite = _reduce(rows)
+        finite = _reduce(rows)[2]
         if not finite:
             return NOT_FINITE, waves * s, waves, bvol
     return OK, dt, n, bvol
