@@ -68,6 +68,7 @@ class WaterGrid:
     _side_eta: NDArray[np.float64] = field(init=False, repr=False)
     _rows: NDArray[np.int64] = field(init=False, repr=False)
     _inflow: NDArray[np.float64] = field(init=False, repr=False)
+    _scale: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
     _pace: dict[int, list[float]] = field(init=False, repr=False)  # threads -> recent s per cell-substep
@@ -99,6 +100,7 @@ class WaterGrid:
         self._side_eta = np.array(self.open_level, dtype=np.float64)
         self._rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
         self._inflow = np.zeros(nz)
+        self._scale = np.zeros(1)   # the kernel's depth units per m in the last step (0: none yet)
         self._sources = {}
         self._pace = {}
 
@@ -196,7 +198,7 @@ class WaterGrid:
         try:
             t0 = perf_counter()
             status, t, n, inflow = sw.advance(
-                self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._sides,
+                self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._scale, self._sides,
                 self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
                 sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace

@@ -83,16 +83,46 @@ _RMASK = RING - 1
 MAX_LEVELS = 10
 MIN_CHUNK_ROWS = 64   # a thread's chunk is at least this tall: its halo (about 2 LAG levels rows) stays a small overhead
 
+# Depths inside a pass are fixed-point integers (int32) of a unit 2^-k m: fluxes move whole units
+# from one cell to the next, so the flux form conserves volume exactly and still water over any
+# bed (a surface of equal integers) stays exactly still; and int32 depths take as many vector lanes
+# as the float32 velocities, which made a gravity substep 1.75x faster than float64 depths.
+# `depth_scale` picks k for each step, as fine as int32 allows: the highest depth plus |bed| at
+# the step's start, in units, stays below 2^(31 - HEADROOM_BITS), so a depth may grow 4x within a
+# step before an int32 could overflow (a pass that sees one stops with TOO_DEEP). k is at most
+# MAX_SHIFT (a unit of 0.93 nm; every step below 0.5 m of water plus bed has it) and at least
+# MIN_SHIFT (0.24 um; water or bed more than 128 m high is TOO_DEEP). k changes only when that
+# top moves out of [2^(27 - k), 2^(30 - k)) m: each change rounds every depth to the new unit.
+MAX_SHIFT = 30
+MIN_SHIFT = 22
+HEADROOM_BITS = 2
+_WRAPPED = -(1 << 24)   # a new depth this negative (in units) wrapped around int32: TOO_DEEP
+
 # status codes returned by `advance`
-OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
+OK, NOT_FINITE, RUNAWAY_STATUS, TOO_DEEP = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def depth_scale(top, previous):
+    """Depth units per m (2^k, see MAX_SHIFT) for a step whose highest depth plus |bed| is top, m,
+    after a step that had `previous` (0.0: none); 0.0 if top is too high for int32 units."""
+    if previous > 0.0 and top * previous < float(1 << 30) and (
+            top * previous >= float(1 << 27) or previous == float(1 << MAX_SHIFT)):
+        return previous
+    k = MAX_SHIFT
+    limit = float(1 << (31 - HEADROOM_BITS))
+    while k >= MIN_SHIFT and top * float(1 << k) >= limit:
+        k -= 1
+    return float(1 << k) if k >= MIN_SHIFT else 0.0
 
 # Per-row statistics scratch `rows`, int64 (nz + 1, 2): the largest |h| and |v| of each row as IEEE
 # bit patterns. For non-negative doubles the bit pattern orders like the value, and every NaN sorts
 # above infinity, so one integer max (which vectorises, unlike a float max) finds the CFL speed and
 # any non-finite value at once.
 # A third column, _EXT, is nonzero where row k's external acceleration (ax[k] or az[k]) is.
-_H, _V, _EXT = 0, 1, 2
-NSTAT = 3
+# A fourth, _B, holds the bit pattern of the row's largest |bed| (for `depth_scale`).
+_H, _V, _EXT, _B = 0, 1, 2, 3
+NSTAT = 4
 _ABS = 0x7FFFFFFFFFFFFFFF
 _ABS32 = 0x7FFFFFFF
 _INF_BITS = 0x7FF0000000000000
@@ -126,7 +156,7 @@ def chunks_for(nz: int, threads: int) -> int:
 
 
 @njit(cache=True)
-def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
+def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, dt,
             cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks):
     """Take one fixed step of dt seconds: advect the velocities, then n equal CFL substeps of the
     depth and the surface gradient; update h, u, w in place.
@@ -155,20 +185,29 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     fewest advection parts (`advections_for`).
 
     Types as in the module docstring: h, bed float64; u, w, ax, az float32 (WaterGrid converts).
-    Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,). `sides` holds REFLECTIVE or OPEN for x_min,
+    The scheme moves depth in whole units of 1 / depth_scale(h_max + |bed|_max, scale[0]) m (see
+    MAX_SHIFT); what a cell holds beyond its whole units (from water written into h from outside)
+    stays in that cell, so volume is kept to float64 round-off.
+    Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,); scale (1,), the depth units per m of the
+    last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for x_min,
     x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
     chunks of a pass (`chunks_for`; any value gives the same result). Returns (status, t,
-    substeps, boundary_volume): status OK, NOT_FINITE or RUNAWAY_STATUS, the time into the step
-    when it stopped, and the net m^3 that came in through open sides.
+    substeps, boundary_volume): status OK, NOT_FINITE, RUNAWAY_STATUS or TOO_DEEP (water or bed
+    too high for int32 depth units, see MIN_SHIFT), the time into the step when it stopped, and
+    the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
-    _stats(h, u, w, ax, az, rows)
-    hmax, vmax, finite = _reduce(rows)
+    _stats(h, bed, u, w, ax, az, rows)
+    hmax, vmax, bmax, finite = _reduce(rows)
     if not finite:
         return NOT_FINITE, 0.0, 0, 0.0
     n = substeps_for(dt, dx, g, hmax, vmax, cfl, flow_cfl)
     if vmax > runaway or n > max_substeps:
         return RUNAWAY_STATUS, 0.0, 0, 0.0
+    unit_scale = depth_scale(hmax + bmax, scale[0])
+    if unit_scale == 0.0:
+        return TOO_DEEP, 0.0, 0, 0.0
+    scale[0] = unit_scale
     m = advections_for(dt, dx, vmax)
     s = dt / n
     total = m + n
@@ -176,6 +215,9 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
     passes = (total + MAX_LEVELS - 1) // MAX_LEVELS
     per_pass = (total + passes - 1) // passes
     reach = LAG * per_pass + 1
+    dq = np.int32(math.floor(dry * unit_scale))     # depth units: h <= dry  <=>  units <= dq
+    wq = np.int32(math.floor(WET * unit_scale))
+    wrapped = np.zeros(chunks, dtype=np.int64)
     halo_h = np.empty((chunks, 2 * reach + 1, nx))
     halo_u = np.empty((chunks, 2 * reach + 1, nx + 1), dtype=np.float32)
     halo_w = np.empty((chunks, 2 * reach + 1, nx), dtype=np.float32)
@@ -186,15 +228,17 @@ def advance(h, bed, u, w, ax, az, rows, inflow, sides, side_eta, dx, g, dt,
         levels = min(per_pass, total - done)
         kinds = plan[done:done + levels]
         _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, dt / m,
-               min(clamp, 1.0) * dx / s, dry, chunks, halo_h, halo_u, halo_w)
+               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped)
         for k in range(nz):
             bvol += inflow[k]
         done += levels
         for l in range(levels):
             waves += 1 - kinds[l]
-        finite = _reduce(rows)[2]
+        finite = _reduce(rows)[3]
         if not finite:
             return NOT_FINITE, waves * s, waves, bvol
+        if wrapped.any():
+            return TOO_DEEP, waves * s, waves, bvol
     return OK, dt, n, bvol
 
 
@@ -231,32 +275,36 @@ def advections_for(dt, dx, vmax):
 
 @njit(cache=True)
 def _reduce(rows):
-    """(h_max, v_max, all finite) from the per-row bit patterns in `rows`."""
-    pair = np.zeros(2, dtype=np.int64)
+    """(h_max, v_max, |bed|_max, all finite) from the per-row bit patterns in `rows`."""
+    top = np.zeros(3, dtype=np.int64)
     for k in range(rows.shape[0]):
-        pair[0] = max(pair[0], rows[k, _H])
-        pair[1] = max(pair[1], rows[k, _V])
-    finite = pair[0] < _INF_BITS and pair[1] < _INF_BITS
-    hmax, vmax = pair.view(np.float64)
-    return hmax, vmax, finite
+        top[0] = max(top[0], rows[k, _H])
+        top[1] = max(top[1], rows[k, _V])
+        top[2] = max(top[2], rows[k, _B])
+    finite = top[0] < _INF_BITS and top[1] < _INF_BITS and top[2] < _INF_BITS
+    hmax, vmax, bmax = top.view(np.float64)
+    return hmax, vmax, bmax, finite
 
 
 @njit(cache=True, parallel=True)
-def _stats(h, u, w, ax, az, rows):
-    """Fill `rows` with the bit patterns of each row's largest |h| and |v|, and flag the rows
-    whose external acceleration is nonzero (see NSTAT): one parallel read of the state."""
+def _stats(h, bed, u, w, ax, az, rows):
+    """Fill `rows` with the bit patterns of each row's largest |h|, |v| and |bed|, and flag the
+    rows whose external acceleration is nonzero (see NSTAT): one parallel read of the state."""
     nz, nx = h.shape
     for k in prange(nz + 1):
         hm = 0
+        bm = 0
         vm = _max_bits32(w[k])
         ext = _any_bits(az[k])
         if k < nz:
             hm = _max_bits(h[k])
+            bm = _max_bits(bed[k])
             vm = max(vm, _max_bits32(u[k]))
             ext |= _any_bits(ax[k])
         rows[k, _H] = hm
         rows[k, _V] = vm
         rows[k, _EXT] = ext
+        rows[k, _B] = bm
 
 
 @njit(cache=True, inline="always")
@@ -274,6 +322,7 @@ def _any_bits(a):
 # arithmetic spells its constants in float32 to stay in single precision (twice the lanes)
 _Z = np.float32(0.0)
 _QUARTER = np.float32(0.25)
+_HALF = np.float32(0.5)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -312,46 +361,96 @@ def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
     return min(v, min(v_ahead_r, _Z)) if onto_l else v
 
 
-@njit(cache=True, fastmath=_FAST)
-def _upwind_flux(vel, h_l, h_r):
-    """Velocity times upwind depth, m^2/s (velocity float32, depths float64)."""
-    v = float(vel)
-    return max(v, 0.0) * h_l + min(v, 0.0) * h_r
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _quantize(x, scale):
+    """A height in m as whole depth units (int32, rounded to nearest; scale: units per m)."""
+    return np.int32(np.floor(x * scale + 0.5))
 
 
 @njit(cache=True, fastmath=_FAST)
-def _flux(vel, h_l, b_l, h_r, b_r, dry):
-    """Volume flux per unit width through an interior face, m^2/s: velocity times upwind depth.
+def _boundary_depth(vel, h_in, b_in, eta_out, inward, unit, cs):
+    """The depth a substep carries in through an open side, in units but not whole ones:
+    `_boundary_flux` times s / dx (cs = s / (dx unit)); h_in in units of unit m. The cell takes
+    the whole units now and the rest with its leftover (see `_sweep`), so the side passes
+    exactly the flux."""
+    return _boundary_flux(float(vel), max(h_in * unit, 0.0), b_in, eta_out, inward) * cs
 
-    A face whose higher surface does not reach over the higher bed carries nothing (between two
-    wet cells over one bed height the test always passes).
-    """
-    f = _upwind_flux(vel, h_l, h_r)
-    return f if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dry else 0.0
+
+@njit(cache=True, inline="always")
+def _whole(x):
+    """x rounded to whole units (int32)."""
+    return np.int32(np.floor(x + 0.5))
+
+
+# Edge parts. A cell beside an open side takes whole units from every face like any other, and
+# keeps the rest of what the side passed (and what it held beyond whole units when the pass loaded
+# it) as a part of a unit: xf[j, 0] and xf[j, 1] for the cells at i = 0 and i = nx - 1 of row j
+# (one cell, xf[j, 0], when nx = 1), zf[0, i] and zf[1, i] for the other cells of rows 0 and
+# nz - 1. The side's own velocity and flux see the whole depth, units plus part, as the scheme
+# in exact arithmetic would; the store writes both back.
+
+@njit(cache=True, inline="always")
+def _part(xf, zf, j, i, nx):
+    """The part of a unit edge cell (j, i) holds (see above)."""
+    if i == 0:
+        return xf[j, 0]
+    if i == nx - 1:
+        return xf[j, 1]
+    return zf[0 if j == 0 else 1, i]
+
+
+@njit(cache=True, inline="always")
+def _add_part(xf, zf, j, i, nx, v):
+    """Add v to the part of a unit edge cell (j, i) holds."""
+    if i == 0:
+        xf[j, 0] += v
+    elif i == nx - 1:
+        xf[j, 1] += v
+    else:
+        zf[0 if j == 0 else 1, i] += v
+
+
+@njit(cache=True, fastmath=_FAST)
+def _transfer(cv, h_l, h_r):
+    """Depth units a substep moves across a face, left to right: the face's cells moved per
+    substep, cv = v s / dx (float32), times the upwind depth (units), rounded to nearest (towards
+    zero would bias every face the same way and slow the flow). The same integer leaves one cell
+    and enters the other, so no volume is made or lost."""
+    return np.int32(np.floor(max(cv, _Z) * np.float32(h_l) + min(cv, _Z) * np.float32(h_r) + _HALF))
+
+
+@njit(cache=True, fastmath=_FAST)
+def _flux(cv, h_l, b_l, h_r, b_r, dq):
+    """`_transfer` through an interior face (depths, beds and dq in units): zero where the higher
+    surface does not reach dq over the higher bed (between two wet cells over one bed height the
+    test always passes)."""
+    q = _transfer(cv, h_l, h_r)
+    return q if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dq else np.int32(0)
 
 
 @njit(cache=True, fastmath=_FAST)
 def _push(vel, d, acc_dt, gc, vcap):
-    """vel - g c d + a s, capped at vcap (float32); d the surface difference across the face, m."""
-    v = vel - gc * np.float32(d) + acc_dt
+    """vel - g c d + a s, capped at vcap (float32); d the surface difference across the face in
+    units (float32), gc = g s unit / dx."""
+    v = vel - gc * d + acc_dt
     return min(max(v, -vcap), vcap)
 
 
 @njit(cache=True, fastmath=_FAST)
-def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
+def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dq):
     """New face velocity (float32) from the surface gradient and the external acceleration, m/s.
 
     Surfaces below the higher bed are raised to it (hydrostatic reconstruction): water under a step
     presses on the step, not on the water above it, so still water stays still over any bed and a
-    spill over a ledge is driven by the depth on the ledge, not by the drop. The surface difference
-    is taken in double precision, so over still water it is exactly zero. Between two wet cells
-    over one bed height this is `_push` of h_r - h_l.
+    spill over a ledge is driven by the depth on the ledge, not by the drop. Depths and beds are in
+    units, so over still water the surface difference is exactly zero. Between two wet cells over
+    one bed height this is `_push` of h_r - h_l.
     """
     bmax = max(b_l, b_r)
     e_l = b_l + h_l
     e_r = b_r + h_r
-    v = _push(vel, max(e_r, bmax) - max(e_l, bmax), acc_dt, gc, vcap)
-    return v if max(e_l, e_r) > bmax + dry else _Z
+    v = _push(vel, np.float32(max(e_r, bmax) - max(e_l, bmax)), acc_dt, gc, vcap)
+    return v if max(e_l, e_r) > bmax + dq else _Z
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -365,89 +464,104 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dry):
 # the loops, splitting rows into column blocks, and fusing the loops all measured slower.)
 
 WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the loops without wet/dry rules
-_WET_BITS = int(np.array(WET).view(np.int64))
+_BIG = 0x7FFFFFFF
 WRING = 8
 _WMASK = WRING - 1
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _ring_depths(H, Hb, G, fx, u_first, u_last, li, lo, j, pb, pt, bed, sides, side_eta, c):
-    """New depths of ring row j from its fluxes (fx interior, G[lo, pb] below, G[lo, pt] above):
-    first the x-wall fluxes (zero, or the open condition for the wall faces' velocities u_first,
-    u_last), then h - c (F_r - F_l + G_t - G_b). Return the smallest new depth as a bit pattern
-    (Hb: H viewed as int64; an integer min vectorises). The max only absorbs round-off: CLAMP
-    keeps every outflow within the cell's water."""
+def _ring_depths(H, G, fx, xf, u_first, u_last, li, lo, j, pb, pt, bed, sides, side_eta, unit, cs):
+    """New depths of ring row j (units) from the units its faces move (fx interior, G[lo, pb]
+    below, G[lo, pt] above): first the x-wall ones (zero, or the open condition for the wall
+    faces' velocities u_first, u_last; cs = s / (dx unit); the parts of a unit into xf[j], see
+    `_part`), then
+    h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max, the depth in
+    through the x walls in units): the max only absorbs the rare unit of round-off (CLAMP keeps
+    every outflow within the cell's water); a depth below _WRAPPED overflowed int32."""
     m = _RMASK
     nx = H.shape[2]
     sj = j & m
-    fx[0] = _boundary_flux(u_first, H[li, sj, 0], bed[j, 0], side_eta[0], 1.0) if sides[0] == OPEN else 0.0
-    fx[nx] = (-_boundary_flux(u_last, H[li, sj, nx - 1], bed[j, nx - 1], side_eta[1], -1.0)
-              if sides[1] == OPEN else 0.0)
+    xr = 1 if nx > 1 else 0
+    e_l = (_boundary_depth(u_first, H[li, sj, 0] + xf[j, 0], bed[j, 0], side_eta[0], 1.0, unit, cs)
+           if sides[0] == OPEN else 0.0)
+    e_r = (_boundary_depth(u_last, H[li, sj, nx - 1] + xf[j, xr], bed[j, nx - 1], side_eta[1], -1.0, unit, cs)
+           if sides[1] == OPEN else 0.0)
+    fx[0] = _whole(e_l)
+    fx[nx] = -_whole(e_r)
+    xf[j, 0] += e_l - fx[0]
+    xf[j, xr] += e_r + fx[nx]
+    low = np.int32(_BIG)
     for i in range(nx):
-        H[lo, sj, i] = max(H[li, sj, i] - c * (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]), 0.0)
-    low = _INF_BITS
-    for i in range(nx):
-        low = min(low, Hb[lo, sj, i])
-    return low
+        d = np.int32(H[li, sj, i] - (fx[i + 1] - fx[i] + G[lo, pt, i] - G[lo, pb, i]))
+        H[lo, sj, i] = max(d, np.int32(0))
+        low = min(low, d)
+    return low, e_l + e_r
 
 
 @njit(cache=True, inline="always")
-def _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap):
-    """The two x wall faces of ring row j from its new depths: zero, or the open condition."""
+def _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit):
+    """The two x wall faces of ring row j from its new depths (units plus parts, see `_part`):
+    zero, or the open condition."""
     m = _RMASK
     nx = H.shape[2]
     sj = j & m
-    U[lo, sj, 0] = _open_velocity(H[lo, sj, 0], bed[j, 0], side_eta[0], g, -1.0, vcap) if sides[0] == OPEN else 0.0
-    U[lo, sj, nx] = (_open_velocity(H[lo, sj, nx - 1], bed[j, nx - 1], side_eta[1], g, 1.0, vcap)
-                     if sides[1] == OPEN else 0.0)
+    xr = 1 if nx > 1 else 0
+    U[lo, sj, 0] = (_open_velocity((H[lo, sj, 0] + xf[j, 0]) * unit, bed[j, 0], side_eta[0], g, -1.0, vcap)
+                    if sides[0] == OPEN else 0.0)
+    U[lo, sj, nx] = (_open_velocity((H[lo, sj, nx - 1] + xf[j, xr]) * unit, bed[j, nx - 1], side_eta[1], g, 1.0,
+                                    vcap) if sides[1] == OPEN else 0.0)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32, gc,
-                     vc, vcap, dry):
+def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g,
+                     s32, gc, vc, vcap, dq, unit, scale):
     """New faces of ring row j with the wet/dry rules, from its new depths: the x faces from ua,
     the z faces below from WF[lo, pb] (none for the first row of a level, which has no new depth
     below), the wall faces by the side rules (`_open_velocity`, or zero). Velocities follow the
-    surface raised to the higher bed (`_accelerate`); ax[j], az[j] are read only when has_ext."""
+    surface raised to the higher bed (`_accelerate`, beds taken to units); ax[j], az[j] are read
+    only when has_ext."""
     m = _RMASK
     nx = H.shape[2]
     sj, sm = j & m, (j - 1) & m
     wj = j & _WMASK
     if has_ext:
         for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i],
-                                       np.float32(ax[j, i] * s32), gc, vc, dry)
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], _quantize(bed[j, i - 1], scale), H[lo, sj, i],
+                                       _quantize(bed[j, i], scale), np.float32(ax[j, i] * s32), gc, vc, dq)
     else:
         for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], bed[j, i - 1], H[lo, sj, i], bed[j, i], _Z, gc, vc, dry)
-    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], _quantize(bed[j, i - 1], scale), H[lo, sj, i],
+                                       _quantize(bed[j, i], scale), _Z, gc, vc, dq)
+    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
     if j == 0:
         for i in range(nx):
-            W[lo, wj, i] = _open_velocity(H[lo, sj, i], bed[0, i], side_eta[2], g, -1.0, vcap) if sides[2] == OPEN else 0.0
+            W[lo, wj, i] = (_open_velocity((H[lo, sj, i] + _part(xf, zf, 0, i, nx)) * unit, bed[0, i], side_eta[2], g,
+                                           -1.0, vcap) if sides[2] == OPEN else 0.0)
     elif not first:
         if has_ext:
             for i in range(nx):
-                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i],
-                                           np.float32(az[j, i] * s32), gc, vc, dry)
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], _quantize(bed[j - 1, i], scale), H[lo, sj, i],
+                                           _quantize(bed[j, i], scale), np.float32(az[j, i] * s32), gc, vc, dq)
         else:
             for i in range(nx):
-                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], bed[j - 1, i], H[lo, sj, i], bed[j, i], _Z,
-                                           gc, vc, dry)
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], _quantize(bed[j - 1, i], scale), H[lo, sj, i],
+                                           _quantize(bed[j, i], scale), _Z, gc, vc, dq)
     if j == nz - 1:
         wt = nz & _WMASK
         for i in range(nx):
-            W[lo, wt, i] = _open_velocity(H[lo, sj, i], bed[j, i], side_eta[3], g, 1.0, vcap) if sides[3] == OPEN else 0.0
+            W[lo, wt, i] = (_open_velocity((H[lo, sj, i] + _part(xf, zf, j, i, nx)) * unit, bed[j, i], side_eta[3], g,
+                                           1.0, vcap) if sides[3] == OPEN else 0.0)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_eta, g, c, gc, vc, vcap):
+def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
     """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
     height, without external acceleration: `_wave_wetdry` with the wet/dry rules dropped
-    (identities there). Return (the smallest new depth as a bit pattern, the row's inflow through
-    open x sides in m^2/s).
+    (identities there). Return (the smallest new depth, the units that came in through open x
+    sides).
 
-    G[lo, pb] holds the fluxes below the row (computed here when `first`), G[lo, pt] receives those
-    above. The first row of a level writes no z faces below (see `_sweep`).
+    G[lo, pb] holds the units moved across the faces below the row (computed here when `first`),
+    G[lo, pt] receives those above. The first row of a level writes no z faces below (see `_sweep`).
     """
     m = _RMASK
     nx = H.shape[2]
@@ -455,34 +569,35 @@ def _wave_fast(H, Hb, U, W, G, fx, li, lo, j, first, pb, pt, bed, sides, side_et
     wj, wp = j & _WMASK, (j + 1) & _WMASK
     if first:
         for i in range(nx):
-            G[lo, pb, i] = _upwind_flux(W[li, wj, i], H[li, sm, i], H[li, sj, i])
+            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i])
     for i in range(nx):
-        G[lo, pt, i] = _upwind_flux(W[li, wp, i], H[li, sj, i], H[li, sp, i])
+        G[lo, pt, i] = _transfer(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
     for i in range(1, nx):
-        fx[i] = _upwind_flux(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i])
-    low = _ring_depths(H, Hb, G, fx, float(U[li, sj, 0]), float(U[li, sj, nx]), li, lo, j, pb, pt, bed, sides,
-                       side_eta, c)
+        fx[i] = _transfer(U[li, sj, i] * cf, H[li, sj, i - 1], H[li, sj, i])
+    low, q = _ring_depths(H, G, fx, xf, U[li, sj, 0], U[li, sj, nx], li, lo, j, pb, pt, bed, sides, side_eta, unit,
+                          cs)
     for i in range(1, nx):
-        U[lo, sj, i] = _push(U[li, sj, i], H[lo, sj, i] - H[lo, sj, i - 1], _Z, gc, vc)
-    _ring_u_walls(H, U, lo, j, bed, sides, side_eta, g, vcap)
+        U[lo, sj, i] = _push(U[li, sj, i], np.float32(np.int32(H[lo, sj, i] - H[lo, sj, i - 1])), _Z, gc, vc)
+    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
     if not first:
         for i in range(nx):
-            W[lo, wj, i] = _push(W[li, wj, i], H[lo, sj, i] - H[lo, sm, i], _Z, gc, vc)
-    return low, fx[0] - fx[nx]
+            W[lo, wj, i] = _push(W[li, wj, i], np.float32(np.int32(H[lo, sj, i] - H[lo, sm, i])), _Z, gc, vc)
+    return low, q
 
 
 @njit(cache=True, fastmath=_FAST)
-def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
-                 side_eta, g, c, s32, gc, vc, vcap, dry):
+def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
+                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, scale):
     """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
-    below it (row nz - 1 also the wall row above). Return (the smallest new depth as a bit
-    pattern, the row's inflow through open sides in m^2/s).
+    below it (row nz - 1 also the wall row above). Return (the smallest new depth, the units that
+    came in through open sides).
 
     Faces next to a dry cell first take the velocity behind the water (`_front`): the x faces into
     ua, the z faces above the row into WF[lo, pt], those below into WF[lo, pb] when `below` (else
-    row j - 1 left them there). Fluxes close where the water cannot reach over the higher bed
-    (`_flux`); the z walls (rows 0 and nz) carry zero or the open condition (`_boundary_flux`).
-    G[lo, pb]: the fluxes below, made here when `first`; G[lo, pt] receives those above.
+    row j - 1 left them there). Faces close where the water cannot reach over the higher bed
+    (`_flux`); the z walls (rows 0 and nz) carry zero or the open condition (`_boundary_depth`,
+    the parts of a unit into the edge cells' parts, see `_part`).
+    G[lo, pb]: the units moved below, made here when `first`; G[lo, pt] receives those above.
     """
     m = _RMASK
     nx = H.shape[2]
@@ -491,45 +606,48 @@ def _wave_wetdry(H, Hb, U, W, G, WF, ua, fx, li, lo, j, nz, first, below, pb, pt
     ua[0] = U[li, sj, 0]
     ua[nx] = U[li, sj, nx]
     for i in range(1, nx):
-        ua[i] = _front(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
+        ua[i] = _front(U[li, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dq)
+    qz = 0.0
     if j == 0:                           # the z_min wall (row 0 is always the first of its level)
         for i in range(nx):
-            G[lo, pb, i] = (_boundary_flux(float(W[li, wj, i]), H[li, sj, i], bed[0, i], side_eta[2], 1.0)
-                            if sides[2] == OPEN else 0.0)
+            e = (_boundary_depth(W[li, wj, i], H[li, sj, i] + _part(xf, zf, 0, i, nx), bed[0, i], side_eta[2], 1.0,
+                                 unit, cs) if sides[2] == OPEN else 0.0)
+            G[lo, pb, i] = _whole(e)
+            _add_part(xf, zf, 0, i, nx, e - G[lo, pb, i])
+            qz += e
     else:
         if below:
             for i in range(nx):
-                WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dry)
+                WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dq)
         if first:
             for i in range(nx):
-                G[lo, pb, i] = _flux(WF[lo, pb, i], H[li, sm, i], bed[j - 1, i], H[li, sj, i], bed[j, i], dry)
+                G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], _quantize(bed[j - 1, i], scale), H[li, sj, i],
+                                     _quantize(bed[j, i], scale), dq)
     if j == nz - 1:                      # the z_max wall
         for i in range(nx):
-            G[lo, pt, i] = (-_boundary_flux(float(W[li, wp, i]), H[li, sj, i], bed[j, i], side_eta[3], -1.0)
-                            if sides[3] == OPEN else 0.0)
+            e = (_boundary_depth(W[li, wp, i], H[li, sj, i] + _part(xf, zf, j, i, nx), bed[j, i], side_eta[3], -1.0,
+                                 unit, cs) if sides[3] == OPEN else 0.0)
+            G[lo, pt, i] = -_whole(e)
+            _add_part(xf, zf, j, i, nx, e + G[lo, pt, i])
+            qz += e
     else:
         for i in range(nx):
-            WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dry)
+            WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dq)
         for i in range(nx):
-            G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], bed[j, i], H[li, sp, i], bed[j + 1, i], dry)
+            G[lo, pt, i] = _flux(WF[lo, pt, i] * cf, H[li, sj, i], _quantize(bed[j, i], scale), H[li, sp, i],
+                                 _quantize(bed[j + 1, i], scale), dq)
     for i in range(1, nx):
-        fx[i] = _flux(ua[i], H[li, sj, i - 1], bed[j, i - 1], H[li, sj, i], bed[j, i], dry)
-    low = _ring_depths(H, Hb, G, fx, float(ua[0]), float(ua[nx]), li, lo, j, pb, pt, bed, sides, side_eta, c)
-    q = fx[0] - fx[nx]
-    if j == 0:
-        for i in range(nx):
-            q += G[lo, pb, i]
-    if j == nz - 1:
-        for i in range(nx):
-            q -= G[lo, pt, i]
-    _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32, gc, vc,
-                     vcap, dry)
-    return low, q
+        fx[i] = _flux(ua[i] * cf, H[li, sj, i - 1], _quantize(bed[j, i - 1], scale), H[li, sj, i],
+                      _quantize(bed[j, i], scale), dq)
+    low, q = _ring_depths(H, G, fx, xf, ua[0], ua[nx], li, lo, j, pb, pt, bed, sides, side_eta, unit, cs)
+    _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32,
+                     gc, vc, vcap, dq, unit, scale)
+    return low, q + qz
 
 
 @njit(cache=True, fastmath=_FAST)
-def _refresh_faces(H, U, W, WF, ua, li, lo, j, nz, first, pb, bed, ax, az, sides, side_eta, g, s32, gc, vc, vcap,
-                   dry):
+def _refresh_faces(H, U, W, WF, ua, xf, zf, li, lo, j, nz, first, pb, bed, ax, az, sides, side_eta, g, s32, gc, vc,
+                   vcap, dq, unit, scale):
     """After `_wave_fast` left a cell of row j (or of row j - 1) dry: redo the row's new faces with
     the wet/dry rules. The cells were all wet before the substep, so `_front` is the identity and
     the faces start from the old ones."""
@@ -539,12 +657,12 @@ def _refresh_faces(H, U, W, WF, ua, li, lo, j, nz, first, pb, bed, ax, az, sides
         ua[i] = U[li, sj, i]
     for i in range(nx):
         WF[lo, pb, i] = W[li, wj, i]
-    _ring_velocities(H, U, W, WF, ua, lo, j, nz, first, pb, bed, ax, az, False, sides, side_eta, g, s32, gc, vc,
-                     vcap, dry)
+    _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, False, sides, side_eta, g, s32,
+                     gc, vc, vcap, dq, unit, scale)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dry):
+def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dq):
     """One advection part (c = part / dx, float32) of ring row j: its x faces and the z faces below
     it (row nz - 1 also copies the wall row above; row 0's faces below are the wall, copied); the
     depths pass through. Semi-Lagrangian: each face is sampled bilinearly at the point its own
@@ -569,7 +687,7 @@ def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dry):
                                  U[li, sp, i - 1], U[li, sp, i], U[li, sp, i + 1])
     if not wet:
         for i in range(1, nx):
-            U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dry)
+            U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dq)
     if j == nz - 1:
         wt = nz & _WMASK
         for i in range(nx):
@@ -594,7 +712,7 @@ def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dry):
                                  W[li, wp, il], W[li, wp, i], W[li, wp, ih])
     if not wet:
         for i in range(nx):
-            W[lo, wj, i] = _front(W[lo, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dry)
+            W[lo, wj, i] = _front(W[lo, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dq)
 
 
 @njit(cache=True, inline="always")
@@ -642,16 +760,45 @@ def _level_bed(b):
     return first if diff == 0 else -1
 
 
-@njit(cache=True)
-def _store_row(src, dst):
-    """dst[:] = src (a float64 ring row of depths into the grid); return the largest |dst[i]| as
-    a bit pattern (see NSTAT), taken in the same loop."""
+@njit(cache=True, fastmath=_FAST)
+def _store_row(src, dst, scale):
+    """dst[:] = src / scale + what dst held beyond its whole units (a ring row of depth units into
+    the float64 grid; see `_load_depths`); return the largest |dst[i]| as a bit pattern (see
+    NSTAT), taken in the same loop."""
+    unit = 1.0 / scale
     bits = dst.view(np.int64)
     m = 0
     for i in range(src.shape[0]):
-        dst[i] = src[i]
+        old = dst[i]
+        dst[i] = src[i] * unit + (old - np.floor(old * scale) * unit)
         m = max(m, bits[i] & _ABS)
     return m
+
+
+@njit(cache=True)
+def _load_parts(src, row, xf, zf, r, nz, scale):
+    """Each edge cell of grid row r (depths src, m; `row` their whole units) starts its part of a
+    unit (see `_part`) with what it holds beyond those units."""
+    nx = src.shape[0]
+    xf[r, 0] = src[0] * scale - row[0]
+    xf[r, 1 if nx > 1 else 0] = src[nx - 1] * scale - row[nx - 1]
+    if r == 0 or r == nz - 1:
+        z = 0 if r == 0 else 1
+        for i in range(1, nx - 1):
+            zf[z, i] = src[i] * scale - row[i]
+
+
+@njit(cache=True)
+def _store_parts(h, row, xf, zf, j, unit):
+    """Write the edge cells of stored row j as their whole units (`row`) plus their parts (see
+    `_part`); a cell whose part is below zero by more than its units stays at zero."""
+    nz, nx = h.shape
+    h[j, 0] = max((row[0] + xf[j, 0]) * unit, 0.0)
+    h[j, nx - 1] = max((row[nx - 1] + xf[j, 1 if nx > 1 else 0]) * unit, 0.0)
+    if j == 0 or j == nz - 1:
+        z = 0 if j == 0 else 1
+        for i in range(1, nx - 1):
+            h[j, i] = max((row[i] + zf[z, i]) * unit, 0.0)
 
 
 @njit(cache=True)
@@ -666,14 +813,16 @@ def _store_velocities(src, dst):
     return _widen_bits(m)
 
 
-@njit(cache=True)
-def _load_depths(src, dst):
-    """dst[:] = src (grid depths into a ring row); return the smallest depth as a bit pattern."""
-    bits = src.view(np.int64)
-    m = _INF_BITS
+@njit(cache=True, fastmath=_FAST)
+def _load_depths(src, dst, scale):
+    """dst[:] = the whole depth units in src (grid depths, m, into a ring row; scale: units per m);
+    return the smallest. What is left over, less than a unit, stays in the grid's cell: `_store_row`
+    adds it back, so water written into h from outside keeps its volume exactly."""
+    m = np.int32(_BIG)
     for i in range(src.shape[0]):
-        dst[i] = src[i]
-        m = min(m, bits[i])
+        q = np.int32(np.floor(src[i] * scale))
+        dst[i] = q
+        m = min(m, q)
     return m
 
 
@@ -685,8 +834,8 @@ def _copy_row(src, dst):
 
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
-def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, dry,
-           chunks, halo_h, halo_u, halo_w):
+def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, scale, dq, wq,
+           chunks, halo_h, halo_u, halo_w, wrapped):
     """One level per entry of `kinds` in one pass over the grid, in place (see the module
     docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
@@ -696,16 +845,21 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from real data, and
     the last level still covers row k0 - 1, whose new depth the z faces below row k0 need. Level 0
     loads those rows, from copies (the halo buffers) where the neighbours own them, since the
-    neighbours overwrite them. Velocities ride the rings in float32, depths in float64. Fills
-    `rows` (statistics of the new state) and `inflow` (m^3 per owned row, summed over the substeps).
+    neighbours overwrite them. Velocities ride the rings in float32, depths in int32 units (scale
+    units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed.
+    Fills `rows` (statistics of the new state) and `inflow` (m^3 per owned row that came in through
+    open sides, summed over the substeps).
     """
     nz, nx = h.shape
     levels = kinds.shape[0]
     per = (nz + chunks - 1) // chunks
     reach = 2 * levels + 1               # halo rows each side (one fewer above)
     c = s / dx
+    cf = np.float32(c)
+    unit = 1.0 / scale
+    cs = c * scale
     ca = np.float32(sa / dx)
-    gc = np.float32(g * c)
+    gc = np.float32(g * c * unit)
     s32 = np.float32(s)
     vc = np.float32(vcap)
     for t in prange(chunks):
@@ -730,18 +884,19 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
             continue
         lo = max(0, k0 - reach)
         hi = min(nz - 1, k1 - 1 + reach - 1)
-        H = np.empty((levels + 1, RING, nx))
-        Hb = H.view(np.int64)
+        H = np.empty((levels + 1, RING, nx), dtype=np.int32)
         U = np.empty((levels + 1, RING, nx + 1), dtype=np.float32)
         W = np.empty((levels + 1, WRING, nx), dtype=np.float32)
         low = np.empty((levels + 1, RING), dtype=np.int64)
         level = np.full(nz, -1, dtype=np.int64)
         wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
-        gpair = np.empty((levels + 1, 2, nx))
+        gpair = np.empty((levels + 1, 2, nx), dtype=np.int32)
         par = np.zeros((levels + 1, 1), dtype=np.int64)
         wf_row = np.full(levels + 1, -2, dtype=np.int64)   # per level: the last row `_wave_wetdry` did
         ua = np.empty(nx + 1, dtype=np.float32)
-        fx = np.empty(nx + 1)
+        fx = np.empty(nx + 1, dtype=np.int32)
+        xf = np.zeros((nz, 2))           # the edge cells' parts of a unit (see `_part`)
+        zf = np.zeros((2, nx))
         for k in range(k0, k1):
             inflow[k] = 0.0
         for it in range(lo, min(nz - 1, k1 - 1) + LAG * levels + 1):
@@ -754,7 +909,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hs, us, ws = h[r], u[r], w[r]
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
-                low[0, slot] = _load_depths(hs, H[0, slot])
+                low[0, slot] = _load_depths(hs, H[0, slot], scale)
+                _load_parts(hs, H[0, slot], xf, zf, r, nz, scale)
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, r & _WMASK])
                 level[r] = _level_bed(bed[r])
@@ -767,31 +923,36 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 if j < a or j > b:
                     continue
                 if kinds[lev - 1] == 1:
-                    _advect_row(H, U, W, lev - 1, lev, j, nz, j == a, low[lev - 1, j & _RMASK] > _WET_BITS
-                                and (j == 0 or low[lev - 1, (j - 1) & _RMASK] > _WET_BITS), ca, dry)
+                    _advect_row(H, U, W, lev - 1, lev, j, nz, j == a, low[lev - 1, j & _RMASK] > wq
+                                and (j == 0 or low[lev - 1, (j - 1) & _RMASK] > wq), ca, dq)
                     low[lev, j & _RMASK] = low[lev - 1, j & _RMASK]
                 else:
                     p = par[lev, 0]
                     if (0 < j < nz - 1 and rows[j, _EXT] == 0 and level[j] >= 0 and level[j - 1] == level[j]
-                            and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > _WET_BITS
-                            and low[lev - 1, j & _RMASK] > _WET_BITS and low[lev - 1, (j + 1) & _RMASK] > _WET_BITS):
-                        lown, q = _wave_fast(H, Hb, U, W, gpair, fx, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
-                                             side_eta, g, c, gc, vc, vcap)
-                        if lown <= _WET_BITS or (j > a and low[lev, (j - 1) & _RMASK] <= _WET_BITS):
-                            _refresh_faces(H, U, W, wpair, ua, lev - 1, lev, j, nz, j == a, p, bed, ax, az, sides,
-                                           side_eta, g, s32, gc, vc, vcap, dry)
+                            and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > wq
+                            and low[lev - 1, j & _RMASK] > wq and low[lev - 1, (j + 1) & _RMASK] > wq):
+                        lown, q = _wave_fast(H, U, W, gpair, fx, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
+                                             side_eta, g, cf, cs, gc, vc, vcap, unit)
+                        if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
+                            _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
+                                           sides, side_eta, g, s32, gc, vc, vcap, dq, unit, scale)
                     else:
-                        lown, q = _wave_wetdry(H, Hb, U, W, gpair, wpair, ua, fx, lev - 1, lev, j, nz, j == a,
-                                               j == a or wf_row[lev] != j - 1, p, 1 - p, bed, ax, az,
-                                               rows[j, _EXT] != 0, sides, side_eta, g, c, s32, gc, vc, vcap, dry)
+                        below = j == a or wf_row[lev] != j - 1
+                        has_ext = rows[j, _EXT] != 0
+                        lown, q = _wave_wetdry(H, U, W, gpair, wpair, ua, fx, xf, zf, lev - 1, lev, j, nz, j == a,
+                                               below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf, cs, s32,
+                                               gc, vc, vcap, dq, unit, scale)
                         wf_row[lev] = j  # its fronted z faces above are the next row's below
                     low[lev, j & _RMASK] = lown
+                    if lown < _WRAPPED:
+                        wrapped[t] = 1
                     par[lev, 0] = 1 - p  # the fluxes above row j are the fluxes below row j + 1
                     if k0 <= j < k1:
-                        inflow[j] += q * dx * s
+                        inflow[j] += q * unit * dx * dx
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
-                    rows[j, _H] = _store_row(H[lev, slot], h[j])
+                    rows[j, _H] = _store_row(H[lev, slot], h[j], scale)
+                    _store_parts(h, H[lev, slot], xf, zf, j, unit)
                     vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, j & _WMASK], w[j]))
                     if j == nz - 1:
                         _copy_row(W[lev, nz & _WMASK], w[nz])

@@ -54,8 +54,8 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
 
 
 def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
-    return sw.advance(h, bed, u, w, ax, az, rows, np.zeros(h.shape[0]), sides, side_eta, dx, G, dt, sw.CFL,
-                      sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks)
+    return sw.advance(h, bed, u, w, ax, az, rows, np.zeros(h.shape[0]), np.zeros(1), sides, side_eta, dx, G,
+                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks)
 
 
 @pytest.mark.parametrize("sides,nz,nx,dx,depth,flat,speed", [
@@ -174,9 +174,18 @@ def test_float32_velocity_maxima_widen_to_the_same_float64_value():
 @pytest.mark.parametrize("nz,nx", [(1, 1), (1, 5), (5, 1), (2, 2), (3, 40), (40, 3)])
 def test_narrow_grids_equal_the_reference(nz, nx):
     """Grids one to three cells across: every row is an edge row (walls above and below, the
-    first row of its level, or both). Open sides on two walls, wet/dry rules on."""
+    first row of its level, or both). Open sides on two walls, wet/dry rules on.
+
+    The flow drains out through the open sides, down to about 1e-7 m/s after 30 steps: a
+    velocity that small is made by a depth difference of a few units of the kernel's fixed-point
+    depths (about 1 nm each, see shallow_water.MAX_SHIFT), which the float64 reference does not
+    have. So the depths, the velocities and the inflow are compared relative to their sizes in the
+    first step."""
     h, bed, u, w, ax, az = _scene(nz, nx, 0.02, 0.2, seed=7)
     H, U, W = h.copy(), u.astype(np.float64), w.astype(np.float64)
+    speed = max(np.max(np.abs(U)), np.max(np.abs(W)))
+    sizes = (np.max(np.abs(H)), speed, speed)
+    inflow_size = None
     sides = np.array((sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE, sw.OPEN), dtype=np.int64)
     side_eta = np.full(4, 0.2)
     rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
@@ -184,6 +193,7 @@ def test_narrow_grids_equal_the_reference(nz, nx):
         status, t, n, q = _advance(h, bed, u, w, ax, az, rows, sides, side_eta, 0.02, chunks=1)
         n_ref, q_ref = ref.advance(H, bed, U, W, ax, az, sides, side_eta, 0.02, G, DT)
         assert status == sw.OK and n == n_ref
-        assert q == pytest.approx(q_ref, rel=1e-5, abs=1e-12)
-    for fast, slow in ((h, H), (u, U), (w, W)):
-        assert np.max(np.abs(fast - slow)) <= 1e-5 * max(np.max(np.abs(slow)), 1e-12)
+        inflow_size = abs(q_ref) if inflow_size is None else inflow_size
+        assert abs(q - q_ref) <= 1e-5 * inflow_size + 1e-12
+    for (fast, slow), size in zip(((h, H), (u, U), (w, W)), sizes):
+        assert np.max(np.abs(fast - slow)) <= 1e-5 * size
