@@ -200,7 +200,8 @@ class WaterGrid:
             status, t, n, inflow = sw.advance(
                 self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._scale, self._sides,
                 self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
-                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use))
+                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use),
+                self._steps)
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
                 recent.append((perf_counter() - t0) / (n * self.h.size))

@@ -19,11 +19,16 @@ row chunks, one per thread; a chunk also computes the rows beyond each of its ed
 levels need (from a copy taken before the pass, since the neighbour overwrites them), so chunks
 never wait for each other and the result is bit for bit the same for any number of threads.
 
-Precision: depths (and surfaces, and fluxes) are float64, so the flux form conserves volume to
-float64 round-off and still water over any bed stays exactly still. Velocities and accelerations
-are float32, in the grid and in the rings: that halves the vector work of the advection and the
-bytes each step moves through memory (a pass reads and writes the whole grid), and a velocity
-needs no more than float32's 7 digits.
+Precision: the grid keeps depths and bed heights in float64, velocities and accelerations in
+float32. Inside a pass the rings hold velocities in float32 and depths in int32 fixed point, whole
+units of 2^-k m (k = 30, about 1 nm, for water plus bed below 0.5 m; see MAX_SHIFT): a face moves
+a whole number of units out of one cell and into the next, so the flux form conserves volume
+exactly, and a surface of equal integers over any bed stays exactly still. Beds are taken to
+units where they are compared with surfaces. A cell's depth beyond its whole units (water written
+into h from outside: sources, bodies, mods) stays in that cell, and cells beside open sides keep
+the parts of a unit the side passes, so nothing is rounded away. 32-bit depths take as many vector
+lanes as the velocities: a gravity substep runs about 1.75x faster than with float64 depths. A
+velocity needs no more than float32's 7 digits.
 
 Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
 needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; every other
@@ -157,7 +162,7 @@ def chunks_for(nz: int, threads: int) -> int:
 
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, dt,
-            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks):
+            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks, seed):
     """Take one fixed step of dt seconds: advect the velocities, then n equal CFL substeps of the
     depth and the surface gradient; update h, u, w in place.
 
@@ -191,7 +196,8 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,); scale (1,), the depth units per m of the
     last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for x_min,
     x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
-    chunks of a pass (`chunks_for`; any value gives the same result). Returns (status, t,
+    chunks of a pass (`chunks_for`; any value gives the same result); `seed` picks the step's
+    stochastic rounding (see `_dither`; WaterGrid passes its step count). Returns (status, t,
     substeps, boundary_volume): status OK, NOT_FINITE, RUNAWAY_STATUS or TOO_DEEP (water or bed
     too high for int32 depth units, see MIN_SHIFT), the time into the step when it stopped, and
     the net m^3 that came in through open sides.
@@ -228,7 +234,8 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
         levels = min(per_pass, total - done)
         kinds = plan[done:done + levels]
         _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, dt / m,
-               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped)
+               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped,
+               seed * 4096 + done)
         for k in range(nz):
             bvol += inflow[k]
         done += levels
@@ -317,7 +324,6 @@ def _any_bits(a):
         m |= bits[i]
     return m
 
-# float32 constants: numba widens float32 op float64-literal to float64, so the velocity
 # float32 constants: numba widens float32 op float64-literal to float64, so the velocity
 # arithmetic spells its constants in float32 to stay in single precision (twice the lanes)
 _Z = np.float32(0.0)
@@ -410,21 +416,44 @@ def _add_part(xf, zf, j, i, nx, v):
         zf[0 if j == 0 else 1, i] += v
 
 
+# Stochastic rounding. A transfer rounded to the nearest unit is lost below half a unit: over a thin
+# film (a 10 um shore film holds some 10^4 units) a face's velocity could grow under a surface step
+# of a unit without moving any water, until it moved half a unit per substep (about 1 mm/s there).
+# Rounded up with probability equal to its fraction, a small transfer moves on average exactly what
+# the scheme in exact arithmetic would. Larger ones round to nearest, whose error is smaller (in
+# fast chaotic flow, stochastic rounding everywhere made the kernel differ from the float64
+# reference 10x more). The random number is one per row of faces, a hash of (step, level, face
+# row, face kind): the same in every chunk and every run, and a constant in the row's loop, which
+# stays vectorised (a number per face, read from a table, cost 11% at 1024^2).
+SMALL_TRANSFER = 2.0   # units: larger transfers round to nearest
+_SMALL = np.float32(SMALL_TRANSFER)
+
+
+@njit(cache=True, inline="always")
+def _dither(key, row, kind):
+    """A number in [0, 1) (float32) from a hash of (key, row, kind), for stochastic rounding."""
+    x = (key * 1000003 + row) * 4 + kind
+    x = (x ^ (x >> 30)) * 0x5851F42D4C957F2D
+    x = (x ^ (x >> 27)) * 0x14057B7EF767814F
+    return np.float32(((x ^ (x >> 31)) & 0xFFFFFF) * (1.0 / 16777216.0))
+
+
 @njit(cache=True, fastmath=_FAST)
-def _transfer(cv, h_l, h_r):
+def _transfer(cv, h_l, h_r, r):
     """Depth units a substep moves across a face, left to right: the face's cells moved per
-    substep, cv = v s / dx (float32), times the upwind depth (units), rounded to nearest (towards
-    zero would bias every face the same way and slow the flow). The same integer leaves one cell
-    and enters the other, so no volume is made or lost."""
-    return np.int32(np.floor(max(cv, _Z) * np.float32(h_l) + min(cv, _Z) * np.float32(h_r) + _HALF))
+    substep, cv = v s / dx (float32), times the upwind depth (units), rounded: stochastically
+    below SMALL_TRANSFER units (with r from `_dither`), else to nearest. The same
+    integer leaves one cell and enters the other, so no volume is made or lost."""
+    x = max(cv, _Z) * np.float32(h_l) + min(cv, _Z) * np.float32(h_r)
+    return np.int32(np.floor(x + (r if abs(x) < _SMALL else _HALF)))
 
 
 @njit(cache=True, fastmath=_FAST)
-def _flux(cv, h_l, b_l, h_r, b_r, dq):
+def _flux(cv, h_l, b_l, h_r, b_r, dq, r):
     """`_transfer` through an interior face (depths, beds and dq in units): zero where the higher
     surface does not reach dq over the higher bed (between two wet cells over one bed height the
     test always passes)."""
-    q = _transfer(cv, h_l, h_r)
+    q = _transfer(cv, h_l, h_r, r)
     return q if max(b_l + h_l, b_r + h_r) > max(b_l, b_r) + dq else np.int32(0)
 
 
@@ -554,7 +583,8 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
+def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit,
+               key):
     """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
     height, without external acceleration: `_wave_wetdry` with the wet/dry rules dropped
     (identities there). Return (the smallest new depth, the units that came in through open x
@@ -562,18 +592,22 @@ def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_et
 
     G[lo, pb] holds the units moved across the faces below the row (computed here when `first`),
     G[lo, pt] receives those above. The first row of a level writes no z faces below (see `_sweep`).
+    key: the level's rounding key (see `_dither`).
     """
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
     wj, wp = j & _WMASK, (j + 1) & _WMASK
     if first:
+        r = _dither(key, j, 0)
         for i in range(nx):
-            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i])
+            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i], r)
+    r = _dither(key, j + 1, 0)
     for i in range(nx):
-        G[lo, pt, i] = _transfer(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
+        G[lo, pt, i] = _transfer(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i], r)
+    r = _dither(key, j, 1)
     for i in range(1, nx):
-        fx[i] = _transfer(U[li, sj, i] * cf, H[li, sj, i - 1], H[li, sj, i])
+        fx[i] = _transfer(U[li, sj, i] * cf, H[li, sj, i - 1], H[li, sj, i], r)
     low, q = _ring_depths(H, G, fx, xf, U[li, sj, 0], U[li, sj, nx], li, lo, j, pb, pt, bed, sides, side_eta, unit,
                           cs)
     for i in range(1, nx):
@@ -587,7 +621,7 @@ def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_et
 
 @njit(cache=True, fastmath=_FAST)
 def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
-                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, scale):
+                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, scale, key):
     """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
     below it (row nz - 1 also the wall row above). Return (the smallest new depth, the units that
     came in through open sides).
@@ -620,9 +654,10 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
             for i in range(nx):
                 WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dq)
         if first:
+            r = _dither(key, j, 0)
             for i in range(nx):
                 G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], _quantize(bed[j - 1, i], scale), H[li, sj, i],
-                                     _quantize(bed[j, i], scale), dq)
+                                     _quantize(bed[j, i], scale), dq, r)
     if j == nz - 1:                      # the z_max wall
         for i in range(nx):
             e = (_boundary_depth(W[li, wp, i], H[li, sj, i] + _part(xf, zf, j, i, nx), bed[j, i], side_eta[3], -1.0,
@@ -633,12 +668,14 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
     else:
         for i in range(nx):
             WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dq)
+        r = _dither(key, j + 1, 0)
         for i in range(nx):
             G[lo, pt, i] = _flux(WF[lo, pt, i] * cf, H[li, sj, i], _quantize(bed[j, i], scale), H[li, sp, i],
-                                 _quantize(bed[j + 1, i], scale), dq)
+                                 _quantize(bed[j + 1, i], scale), dq, r)
+    r = _dither(key, j, 1)
     for i in range(1, nx):
         fx[i] = _flux(ua[i] * cf, H[li, sj, i - 1], _quantize(bed[j, i - 1], scale), H[li, sj, i],
-                      _quantize(bed[j, i], scale), dq)
+                      _quantize(bed[j, i], scale), dq, r)
     low, q = _ring_depths(H, G, fx, xf, ua[0], ua[nx], li, lo, j, pb, pt, bed, sides, side_eta, unit, cs)
     _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32,
                      gc, vc, vcap, dq, unit, scale)
@@ -762,30 +799,30 @@ def _level_bed(b):
 
 @njit(cache=True, fastmath=_FAST)
 def _store_row(src, dst, scale):
-    """dst[:] = src / scale + what dst held beyond its whole units (a ring row of depth units into
-    the float64 grid; see `_load_depths`); return the largest |dst[i]| as a bit pattern (see
-    NSTAT), taken in the same loop."""
+    """dst[:] = src / scale + dst (a ring row of depth units into the float64 grid row, which
+    `_load_depths` left holding what each cell has beyond its units); return the largest |dst[i]|
+    as a bit pattern (see NSTAT), taken in the same loop. A depth below zero (a cell that emptied
+    and held less than its units) is zero."""
     unit = 1.0 / scale
     bits = dst.view(np.int64)
     m = 0
     for i in range(src.shape[0]):
-        old = dst[i]
-        dst[i] = src[i] * unit + (old - np.floor(old * scale) * unit)
+        dst[i] = max(src[i] * unit + dst[i], 0.0)
         m = max(m, bits[i] & _ABS)
     return m
 
 
 @njit(cache=True)
-def _load_parts(src, row, xf, zf, r, nz, scale):
-    """Each edge cell of grid row r (depths src, m; `row` their whole units) starts its part of a
-    unit (see `_part`) with what it holds beyond those units."""
-    nx = src.shape[0]
-    xf[r, 0] = src[0] * scale - row[0]
-    xf[r, 1 if nx > 1 else 0] = src[nx - 1] * scale - row[nx - 1]
+def _load_parts(left, xf, zf, r, nz, scale):
+    """Each edge cell of grid row r starts its part of a unit (see `_part`) with what it holds
+    beyond its whole units (`left`, m, from `_load_depths`)."""
+    nx = left.shape[0]
+    xf[r, 0] = left[0] * scale
+    xf[r, 1 if nx > 1 else 0] = left[nx - 1] * scale
     if r == 0 or r == nz - 1:
         z = 0 if r == 0 else 1
         for i in range(1, nx - 1):
-            zf[z, i] = src[i] * scale - row[i]
+            zf[z, i] = left[i] * scale
 
 
 @njit(cache=True)
@@ -814,15 +851,22 @@ def _store_velocities(src, dst):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _load_depths(src, dst, scale):
-    """dst[:] = the whole depth units in src (grid depths, m, into a ring row; scale: units per m);
-    return the smallest. What is left over, less than a unit, stays in the grid's cell: `_store_row`
-    adds it back, so water written into h from outside keeps its volume exactly."""
+def _load_depths(src, bed, dst, scale):
+    """dst[:] = the depths src (m) in whole units (scale: units per m), and src[:] = what is left
+    over, m, for `_store_row` to add back; return the smallest depth in units.
+
+    The units are the surface's less the bed's, each rounded to nearest: still water over any bed
+    is then a surface of equal integers, which stays exactly still, and a depth that was stored
+    with its leftover rounds to the same units again. The leftover, under a unit either way, stays
+    in its cell, so water written into h from outside keeps its volume exactly."""
+    unit = 1.0 / scale
     m = np.int32(_BIG)
     for i in range(src.shape[0]):
-        q = np.int32(np.floor(src[i] * scale))
-        dst[i] = q
-        m = min(m, q)
+        b = bed[i]
+        q = max(np.floor((src[i] + b) * scale + 0.5) - np.floor(b * scale + 0.5), 0.0)
+        src[i] -= q * unit
+        dst[i] = np.int32(q)
+        m = min(m, dst[i])
     return m
 
 
@@ -835,7 +879,7 @@ def _copy_row(src, dst):
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, scale, dq, wq,
-           chunks, halo_h, halo_u, halo_w, wrapped):
+           chunks, halo_h, halo_u, halo_w, wrapped, key0):
     """One level per entry of `kinds` in one pass over the grid, in place (see the module
     docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
@@ -847,6 +891,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     loads those rows, from copies (the halo buffers) where the neighbours own them, since the
     neighbours overwrite them. Velocities ride the rings in float32, depths in int32 units (scale
     units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed.
+    Level l rounds with the key key0 + l (see `_dither`).
     Fills `rows` (statistics of the new state) and `inflow` (m^3 per owned row that came in through
     open sides, summed over the substeps).
     """
@@ -909,8 +954,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hs, us, ws = h[r], u[r], w[r]
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
-                low[0, slot] = _load_depths(hs, H[0, slot], scale)
-                _load_parts(hs, H[0, slot], xf, zf, r, nz, scale)
+                low[0, slot] = _load_depths(hs, bed[r], H[0, slot], scale)
+                _load_parts(hs, xf, zf, r, nz, scale)
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, r & _WMASK])
                 level[r] = _level_bed(bed[r])
@@ -932,7 +977,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                             and level[j + 1] == level[j] and low[lev - 1, (j - 1) & _RMASK] > wq
                             and low[lev - 1, j & _RMASK] > wq and low[lev - 1, (j + 1) & _RMASK] > wq):
                         lown, q = _wave_fast(H, U, W, gpair, fx, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
-                                             side_eta, g, cf, cs, gc, vc, vcap, unit)
+                                             side_eta, g, cf, cs, gc, vc, vcap, unit, key0 + lev)
                         if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
                             _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
                                            sides, side_eta, g, s32, gc, vc, vcap, dq, unit, scale)
@@ -941,7 +986,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         has_ext = rows[j, _EXT] != 0
                         lown, q = _wave_wetdry(H, U, W, gpair, wpair, ua, fx, xf, zf, lev - 1, lev, j, nz, j == a,
                                                below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf, cs, s32,
-                                               gc, vc, vcap, dq, unit, scale)
+                                               gc, vc, vcap, dq, unit, scale, key0 + lev)
                         wf_row[lev] = j  # its fronted z faces above are the next row's below
                     low[lev, j & _RMASK] = lown
                     if lown < _WRAPPED:

@@ -55,7 +55,7 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
 
 def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
     return sw.advance(h, bed, u, w, ax, az, rows, np.zeros(h.shape[0]), np.zeros(1), sides, side_eta, dx, G,
-                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks)
+                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks, 0)
 
 
 @pytest.mark.parametrize("sides,nz,nx,dx,depth,flat,speed", [
