@@ -44,8 +44,10 @@ class WaterGrid:
 
     Cell (k, i) has its centre at ((i + 0.5) dx, (k + 0.5) dx); u[k, i] is the x face at x = i dx,
     w[k, i] the z face at z = k dx. h, bed, u, w, ax and az are live arrays: write into them.
-    Depths and bed are float64 (volume is conserved to float64 round-off); velocities and
-    accelerations float32, which is all a velocity needs and halves the memory a step moves.
+    Depths and bed are float64; the kernel moves depth in whole fixed-point units of about 1 nm (see
+    shallow_water.MAX_SHIFT) and keeps what a cell holds beyond them, so volume is conserved to
+    float64 round-off. Depth plus |bed| must stay below 128 m. Velocities and accelerations are
+    float32, which is all a velocity needs and halves the memory a step moves.
     Arrays of other types given to the constructor are converted.
     """
     h: NDArray[np.float64]        # depth above the bed, m, (nz, nx)
@@ -261,6 +263,8 @@ class WaterGrid:
         nz, nx = self.shape
         if status == sw.NOT_FINITE:
             k, i = _first_bad(self.h, self.u, self.w, nz, nx)
+        elif status == sw.TOO_DEEP:
+            k, i = (int(v) for v in np.unravel_index(int(np.argmax(self.h + np.abs(self.bed))), self.h.shape))
         else:
             k, i = _fastest(self.u, self.w, nz, nx)
         x, z = (i + 0.5) * self.dx, (k + 0.5) * self.dx
@@ -268,6 +272,11 @@ class WaterGrid:
         if status == sw.NOT_FINITE:
             return (f"water state became NaN or infinite {where}; something wrote a non-finite value into "
                     f"h, u, w, ax or az, or a force on the water blew up. Check forces applied near that point.")
+        if status == sw.TOO_DEEP:
+            limit = 2.0 ** (31 - sw.HEADROOM_BITS - sw.MIN_SHIFT)
+            return (f"water depth plus bed height is too high for the water kernel {where}: "
+                    f"depth {self.h[k, i]:.6g} m over a bed of {self.bed[k, i]:.6g} m; depth plus |bed| must "
+                    f"stay below {limit:g} m. Check sources pouring there, or the level's bed and water level.")
         return (f"water speed ran away {where}: it would need more than {sw.MAX_SUBSTEPS} CFL substeps in one "
                 f"step (or exceeds {sw.RUNAWAY:g} m/s). Reduce the external acceleration or sources there, "
                 f"or use a smaller dt.")

@@ -23,12 +23,13 @@ Precision: the grid keeps depths and bed heights in float64, velocities and acce
 float32. Inside a pass the rings hold velocities in float32 and depths in int32 fixed point, whole
 units of 2^-k m (k = 30, about 1 nm, for water plus bed below 0.5 m; see MAX_SHIFT): a face moves
 a whole number of units out of one cell and into the next, so the flux form conserves volume
-exactly, and a surface of equal integers over any bed stays exactly still. Beds are taken to
-units where they are compared with surfaces. A cell's depth beyond its whole units (water written
-into h from outside: sources, bodies, mods) stays in that cell, and cells beside open sides keep
-the parts of a unit the side passes, so nothing is rounded away. 32-bit depths take as many vector
-lanes as the velocities: a gravity substep runs about 1.75x faster than with float64 depths. A
-velocity needs no more than float32's 7 digits.
+exactly. A depth's units are its surface's less its bed's, each rounded, so still water over any
+bed is a surface of equal integers and stays exactly still. What a cell holds beyond its units
+(water written into h from outside: sources, bodies, mods) stays in that cell, and cells beside
+open sides keep the parts of a unit the side passes, so nothing is rounded away; transfers under
+a few units round stochastically (see SMALL_TRANSFER), so thin films still flow. 32-bit depths
+take as many vector lanes as the velocities: a gravity substep runs about 1.75x faster than with
+float64 depths, a whole step 1.2-1.3x. A velocity needs no more than float32's 7 digits.
 
 Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
 needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; every other
@@ -418,7 +419,7 @@ def _add_part(xf, zf, j, i, nx, v):
 
 # Stochastic rounding. A transfer rounded to the nearest unit is lost below half a unit: over a thin
 # film (a 10 um shore film holds some 10^4 units) a face's velocity could grow under a surface step
-# of a unit without moving any water, until it moved half a unit per substep (about 1 mm/s there).
+# of a unit without moving any water, until it moved half a unit per substep (about 0.5 mm/s there).
 # Rounded up with probability equal to its fraction, a small transfer moves on average exactly what
 # the scheme in exact arithmetic would. Larger ones round to nearest, whose error is smaller (in
 # fast chaotic flow, stochastic rounding everywhere made the kernel differ from the float64
@@ -503,8 +504,7 @@ def _ring_depths(H, G, fx, xf, u_first, u_last, li, lo, j, pb, pt, bed, sides, s
     """New depths of ring row j (units) from the units its faces move (fx interior, G[lo, pb]
     below, G[lo, pt] above): first the x-wall ones (zero, or the open condition for the wall
     faces' velocities u_first, u_last; cs = s / (dx unit); the parts of a unit into xf[j], see
-    `_part`), then
-    h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max, the depth in
+    `_part`), then h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max, the depth in
     through the x walls in units): the max only absorbs the rare unit of round-off (CLAMP keeps
     every outflow within the cell's water); a depth below _WRAPPED overflowed int32."""
     m = _RMASK

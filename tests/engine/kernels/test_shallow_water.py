@@ -2,8 +2,9 @@
 
 The reference (`engine.kernels.reference`) is whole-array numpy: a general bilinear gather for the
 advection where the kernel uses a 2 x 2 upwind stencil, flux arrays where the kernel sweeps rows.
-Both take the same CFL substeps, so after 100 steps they must agree to round-off; the bar is
-1e-5 relative to the field's largest magnitude.
+Both take the same CFL substeps, so after 100 steps they must agree to round-off (the kernel's:
+float32 velocities and depths in whole units of about 1 nm); the bar is 1e-5 relative to the
+field's largest magnitude.
 """
 from __future__ import annotations
 
@@ -197,3 +198,62 @@ def test_narrow_grids_equal_the_reference(nz, nx):
         assert abs(q - q_ref) <= 1e-5 * inflow_size + 1e-12
     for (fast, slow), size in zip(((h, H), (u, U), (w, W)), sizes):
         assert np.max(np.abs(fast - slow)) <= 1e-5 * size
+
+
+def test_depth_units_are_as_fine_as_int32_allows_and_change_only_past_a_factor_of_two():
+    """depth_scale: depth plus |bed| times the scale stays under 2^29 (4x headroom under int32)."""
+    assert sw.depth_scale(0.2, 0.0) == 2.0 ** 30              # the finest unit, 0.93 nm
+    assert sw.depth_scale(0.6, 0.0) == 2.0 ** 29
+    assert sw.depth_scale(10.0, 0.0) == 2.0 ** 25
+    assert sw.depth_scale(100.0, 0.0) == 2.0 ** 22            # the coarsest, 0.24 um
+    assert sw.depth_scale(130.0, 0.0) == 0.0                  # too high for int32 units
+    # hysteresis: the last step's units stay while they leave 2x to 16x headroom
+    assert sw.depth_scale(0.6, 2.0 ** 30) == 2.0 ** 30
+    assert sw.depth_scale(1.1, 2.0 ** 30) == 2.0 ** 28
+    assert sw.depth_scale(0.4, 2.0 ** 29) == 2.0 ** 29
+    assert sw.depth_scale(0.1, 2.0 ** 28) == 2.0 ** 30
+
+
+def test_water_too_high_for_depth_units_stops_the_step():
+    h, bed, u, w, ax, az = _scene(8, 10, 0.05, 0.1, seed=1)
+    h[3, 4] = 200.0
+    rows = np.zeros((9, sw.NSTAT), dtype=np.int64)
+    status, t, n, q = _advance(h, bed, u, w, ax, az, rows, np.zeros(4, np.int64), np.zeros(4), 0.05, chunks=1)
+    assert status == sw.TOO_DEEP and n == 0
+
+
+def test_a_pass_whose_depths_overflow_int32_says_so():
+    """Depth units are chosen with 4x headroom, so this takes a forced scale: 1.9 m in units of
+    2^-30 m is 2.04e9 of int32's 2.15e9, and flow into the middle cell from all four sides
+    (a fifth of each neighbour per substep) takes it past. The pass must flag it."""
+    n = 5
+    h = np.full((n, n), 1.9)
+    bed = np.zeros((n, n))
+    u = np.zeros((n, n + 1), np.float32)
+    w = np.zeros((n + 1, n), np.float32)
+    dx, s = 0.1, 0.02
+    v = 0.2 * dx / s                       # moves a fifth of the upwind cell per substep
+    u[2, 2], u[2, 3] = v, -v
+    w[2, 2], w[3, 2] = v, -v
+    ax, az = np.zeros_like(u), np.zeros_like(w)
+    rows = np.zeros((n + 1, sw.NSTAT), dtype=np.int64)
+    scale = 2.0 ** 30
+    wrapped = np.zeros(1, dtype=np.int64)
+    halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
+    sw._sweep(h, bed, u, w, ax, az, np.zeros(1, np.int64), rows, np.zeros(n), np.zeros(4, np.int64), np.zeros(4),
+              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), 1, *halo, wrapped, 0)
+    assert wrapped[0] == 1
+
+
+def test_small_transfers_round_stochastically_to_their_exact_mean():
+    """0.3 of a unit across a face: rounded to nearest it would never move. Larger transfers round
+    to nearest."""
+    h = np.int32(1000)
+    cv = np.float32(0.3 / 1000)
+    moved = np.array([sw._transfer(cv, h, h, sw._dither(key, 5, 0)) for key in range(4000)])
+    assert set(moved) == {0, 1}
+    assert moved.mean() == pytest.approx(0.3, abs=0.03)
+    numbers = np.array([sw._dither(7, row, 1) for row in range(4000)])
+    assert numbers.min() >= 0.0 and numbers.max() < 1.0 and numbers.mean() == pytest.approx(0.5, abs=0.02)
+    assert sw._transfer(np.float32(7.6 / 1000), h, h, np.float32(0.01)) == 8
+    assert sw._transfer(np.float32(-7.6 / 1000), h, h, np.float32(0.99)) == -8
