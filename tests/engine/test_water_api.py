@@ -87,6 +87,22 @@ def test_water_under_a_depth_unit_keeps_its_volume():
     assert grid.source_volume == 0.0
 
 
+def test_changing_depth_units_keeps_the_volume():
+    """Filling the pool past 1 m of water makes the kernel take coarser depth units (2^-28 m, from
+    2^-30 m); every depth is then rounded to the new units and keeps the rest in its cell."""
+    grid = WaterGrid.from_level(_level())
+    grid.step(DT)
+    v0 = grid.volume()
+    tap = grid.add_source(0.5, 0.3, 0.2, 0.8)     # 0.8 m^3/s into a 1 m x 0.6 m pool
+    for _ in range(120):
+        grid.step(DT)
+    grid.remove_source(tap)
+    assert grid._scale[0] == 2.0 ** 28 and grid.h.max() > 1.0
+    for _ in range(30):
+        grid.step(DT)
+    assert grid.volume() == pytest.approx(v0 + grid.source_volume, rel=1e-12)
+
+
 def test_water_too_high_for_the_kernel_stops_with_a_clear_error():
     grid = WaterGrid.from_level(_level())
     grid.h[2, 3] = 300.0
