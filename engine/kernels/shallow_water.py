@@ -368,12 +368,6 @@ def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
     return min(v, min(v_ahead_r, _Z)) if onto_l else v
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _quantize(x, scale):
-    """A height in m as whole depth units (int32, rounded to nearest; scale: units per m)."""
-    return np.int32(np.floor(x * scale + 0.5))
-
-
 @njit(cache=True, fastmath=_FAST)
 def _boundary_depth(vel, h_in, b_in, eta_out, inward, unit, cs):
     """The depth a substep carries in through an open side, in units but not whole ones:
@@ -497,6 +491,10 @@ WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the loops 
 _BIG = 0x7FFFFFFF
 WRING = 8
 _WMASK = WRING - 1
+# The bed in depth units, per row as a pass loads it: level l of iteration it reads bed rows
+# it - 2 l - 1 .. it - 2 l + 1, so the ring keeps BRING >= 2 MAX_LEVELS + 2 rows.
+BRING = 32
+_BMASK = BRING - 1
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -543,24 +541,24 @@ def _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit):
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g,
-                     s32, gc, vc, vcap, dq, unit, scale):
+                     s32, gc, vc, vcap, dq, unit, BQ):
     """New faces of ring row j with the wet/dry rules, from its new depths: the x faces from ua,
     the z faces below from WF[lo, pb] (none for the first row of a level, which has no new depth
     below), the wall faces by the side rules (`_open_velocity`, or zero). Velocities follow the
-    surface raised to the higher bed (`_accelerate`, beds taken to units); ax[j], az[j] are read
-    only when has_ext."""
+    surface raised to the higher bed (`_accelerate`, with the beds in units from BQ, see BRING);
+    ax[j], az[j] are read only when has_ext."""
     m = _RMASK
     nx = H.shape[2]
     sj, sm = j & m, (j - 1) & m
     wj = j & _WMASK
     if has_ext:
         for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], _quantize(bed[j, i - 1], scale), H[lo, sj, i],
-                                       _quantize(bed[j, i], scale), np.float32(ax[j, i] * s32), gc, vc, dq)
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], BQ[j & _BMASK, i - 1], H[lo, sj, i],
+                                       BQ[j & _BMASK, i], np.float32(ax[j, i] * s32), gc, vc, dq)
     else:
         for i in range(1, nx):
-            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], _quantize(bed[j, i - 1], scale), H[lo, sj, i],
-                                       _quantize(bed[j, i], scale), _Z, gc, vc, dq)
+            U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], BQ[j & _BMASK, i - 1], H[lo, sj, i],
+                                       BQ[j & _BMASK, i], _Z, gc, vc, dq)
     _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
     if j == 0:
         for i in range(nx):
@@ -569,12 +567,12 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
     elif not first:
         if has_ext:
             for i in range(nx):
-                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], _quantize(bed[j - 1, i], scale), H[lo, sj, i],
-                                           _quantize(bed[j, i], scale), np.float32(az[j, i] * s32), gc, vc, dq)
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], BQ[(j - 1) & _BMASK, i], H[lo, sj, i],
+                                           BQ[j & _BMASK, i], np.float32(az[j, i] * s32), gc, vc, dq)
         else:
             for i in range(nx):
-                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], _quantize(bed[j - 1, i], scale), H[lo, sj, i],
-                                           _quantize(bed[j, i], scale), _Z, gc, vc, dq)
+                W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], BQ[(j - 1) & _BMASK, i], H[lo, sj, i],
+                                           BQ[j & _BMASK, i], _Z, gc, vc, dq)
     if j == nz - 1:
         wt = nz & _WMASK
         for i in range(nx):
@@ -621,7 +619,7 @@ def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_et
 
 @njit(cache=True, fastmath=_FAST)
 def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
-                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, scale, key):
+                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, BQ, key):
     """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
     below it (row nz - 1 also the wall row above). Return (the smallest new depth, the units that
     came in through open sides).
@@ -656,8 +654,8 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
         if first:
             r = _dither(key, j, 0)
             for i in range(nx):
-                G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], _quantize(bed[j - 1, i], scale), H[li, sj, i],
-                                     _quantize(bed[j, i], scale), dq, r)
+                G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], BQ[(j - 1) & _BMASK, i], H[li, sj, i],
+                                     BQ[j & _BMASK, i], dq, r)
     if j == nz - 1:                      # the z_max wall
         for i in range(nx):
             e = (_boundary_depth(W[li, wp, i], H[li, sj, i] + _part(xf, zf, j, i, nx), bed[j, i], side_eta[3], -1.0,
@@ -670,21 +668,21 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
             WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dq)
         r = _dither(key, j + 1, 0)
         for i in range(nx):
-            G[lo, pt, i] = _flux(WF[lo, pt, i] * cf, H[li, sj, i], _quantize(bed[j, i], scale), H[li, sp, i],
-                                 _quantize(bed[j + 1, i], scale), dq, r)
+            G[lo, pt, i] = _flux(WF[lo, pt, i] * cf, H[li, sj, i], BQ[j & _BMASK, i], H[li, sp, i],
+                                 BQ[(j + 1) & _BMASK, i], dq, r)
     r = _dither(key, j, 1)
     for i in range(1, nx):
-        fx[i] = _flux(ua[i] * cf, H[li, sj, i - 1], _quantize(bed[j, i - 1], scale), H[li, sj, i],
-                      _quantize(bed[j, i], scale), dq, r)
+        fx[i] = _flux(ua[i] * cf, H[li, sj, i - 1], BQ[j & _BMASK, i - 1], H[li, sj, i],
+                      BQ[j & _BMASK, i], dq, r)
     low, q = _ring_depths(H, G, fx, xf, ua[0], ua[nx], li, lo, j, pb, pt, bed, sides, side_eta, unit, cs)
     _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32,
-                     gc, vc, vcap, dq, unit, scale)
+                     gc, vc, vcap, dq, unit, BQ)
     return low, q + qz
 
 
 @njit(cache=True, fastmath=_FAST)
 def _refresh_faces(H, U, W, WF, ua, xf, zf, li, lo, j, nz, first, pb, bed, ax, az, sides, side_eta, g, s32, gc, vc,
-                   vcap, dq, unit, scale):
+                   vcap, dq, unit, BQ):
     """After `_wave_fast` left a cell of row j (or of row j - 1) dry: redo the row's new faces with
     the wet/dry rules. The cells were all wet before the substep, so `_front` is the identity and
     the faces start from the old ones."""
@@ -695,7 +693,7 @@ def _refresh_faces(H, U, W, WF, ua, xf, zf, li, lo, j, nz, first, pb, bed, ax, a
     for i in range(nx):
         WF[lo, pb, i] = W[li, wj, i]
     _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, False, sides, side_eta, g, s32,
-                     gc, vc, vcap, dq, unit, scale)
+                     gc, vc, vcap, dq, unit, BQ)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -851,9 +849,10 @@ def _store_velocities(src, dst):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _load_depths(src, bed, dst, scale):
-    """dst[:] = the depths src (m) in whole units (scale: units per m), and src[:] = what is left
-    over, m, for `_store_row` to add back; return the smallest depth in units.
+def _load_depths(src, bed, dst, bq, scale):
+    """dst[:] = the depths src (m) in whole units (scale: units per m), bq[:] = the bed heights in
+    units, and src[:] = what is left over, m, for `_store_row` to add back; return the smallest
+    depth in units.
 
     The units are the surface's less the bed's, each rounded to nearest: still water over any bed
     is then a surface of equal integers, which stays exactly still, and a depth that was stored
@@ -863,9 +862,11 @@ def _load_depths(src, bed, dst, scale):
     m = np.int32(_BIG)
     for i in range(src.shape[0]):
         b = bed[i]
-        q = max(np.floor((src[i] + b) * scale + 0.5) - np.floor(b * scale + 0.5), 0.0)
+        bu = np.floor(b * scale + 0.5)
+        q = max(np.floor((src[i] + b) * scale + 0.5) - bu, 0.0)
         src[i] -= q * unit
         dst[i] = np.int32(q)
+        bq[i] = np.int32(bu)
         m = min(m, dst[i])
     return m
 
@@ -940,6 +941,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
         wf_row = np.full(levels + 1, -2, dtype=np.int64)   # per level: the last row `_wave_wetdry` did
         ua = np.empty(nx + 1, dtype=np.float32)
         fx = np.empty(nx + 1, dtype=np.int32)
+        BQ = np.empty((BRING, nx), dtype=np.int32)   # the bed in units, rows r & _BMASK
         xf = np.zeros((nz, 2))           # the edge cells' parts of a unit (see `_part`)
         zf = np.zeros((2, nx))
         for k in range(k0, k1):
@@ -954,7 +956,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hs, us, ws = h[r], u[r], w[r]
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
-                low[0, slot] = _load_depths(hs, bed[r], H[0, slot], scale)
+                low[0, slot] = _load_depths(hs, bed[r], H[0, slot], BQ[r & _BMASK], scale)
                 _load_parts(hs, xf, zf, r, nz, scale)
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, r & _WMASK])
@@ -980,13 +982,13 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                                              side_eta, g, cf, cs, gc, vc, vcap, unit, key0 + lev)
                         if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
                             _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
-                                           sides, side_eta, g, s32, gc, vc, vcap, dq, unit, scale)
+                                           sides, side_eta, g, s32, gc, vc, vcap, dq, unit, BQ)
                     else:
                         below = j == a or wf_row[lev] != j - 1
                         has_ext = rows[j, _EXT] != 0
                         lown, q = _wave_wetdry(H, U, W, gpair, wpair, ua, fx, xf, zf, lev - 1, lev, j, nz, j == a,
                                                below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf, cs, s32,
-                                               gc, vc, vcap, dq, unit, scale, key0 + lev)
+                                               gc, vc, vcap, dq, unit, BQ, key0 + lev)
                         wf_row[lev] = j  # its fronted z faces above are the next row's below
                     low[lev, j & _RMASK] = lown
                     if lown < _WRAPPED:
