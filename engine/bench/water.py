@@ -148,7 +148,8 @@ def run(quick: bool) -> dict[str, Any]:
         rows.append(row)
     return {
         "rows": rows,
-        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s; depths float64, velocities float32; "
+        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s; grid depths float64 (int32 units of a "
+                  "few nm inside a pass), velocities float32; "
                   "shore: the bed rises to 0.75 m along x"),
         "threads": numba.get_num_threads(),
         "threads_note": (f"grids under {water.PARALLEL_MIN_CELLS} cells step on one thread; larger ones time "
