@@ -1,8 +1,10 @@
 """The shallow-water scheme of `engine.kernels.shallow_water`, in plain numpy.
 
 Written independently of the kernel, as whole-array operations: advection is a general bilinear
-gather at the backtraced point (the kernel uses its 2 x 2 upwind stencil), fluxes are arrays. The
-tests check the fast kernel against it and `bottles bench` times it. Slow; never used to simulate.
+gather at the backtraced point (the kernel uses its 2 x 2 upwind stencil), fluxes are arrays, and
+everything is float64: the scheme in (nearly) exact arithmetic, where the kernel keeps velocities
+in float32 and moves depth in whole fixed-point units. The tests check the fast kernel against it
+and `bottles bench` times it. Slow; never used to simulate.
 """
 from __future__ import annotations
 
