@@ -751,23 +751,25 @@ def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dq):
 
 
 @njit(cache=True, inline="always")
-def _max_bits(a):
-    """Largest |a[i]| of a float64 row as an IEEE bit pattern (see NSTAT)."""
-    bits = a.view(np.int64)
+def _max_abs_bits(bits, sign_off):
+    """Largest bits[i] & sign_off: a float row's largest |value| as a bit pattern, the row viewed
+    as integers of its width (an integer max vectorises, unlike a float max)."""
     m = 0
     for i in range(bits.shape[0]):
-        m = max(m, bits[i] & _ABS)
+        m = max(m, bits[i] & sign_off)
     return m
+
+
+@njit(cache=True, inline="always")
+def _max_bits(a):
+    """Largest |a[i]| of a float64 row as an IEEE bit pattern (see NSTAT)."""
+    return _max_abs_bits(a.view(np.int64), _ABS)
 
 
 @njit(cache=True, inline="always")
 def _max_bits32(a):
     """Largest |a[i]| of a float32 row, as the bit pattern of the same value in float64."""
-    bits = a.view(np.int32)
-    m = 0
-    for i in range(bits.shape[0]):
-        m = max(m, bits[i] & _ABS32)
-    return _widen_bits(m)
+    return _widen_bits(_max_abs_bits(a.view(np.int32), _ABS32))
 
 
 @njit(cache=True, inline="always")
