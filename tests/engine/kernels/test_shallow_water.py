@@ -237,6 +237,7 @@ def test_a_pass_whose_depths_overflow_int32_says_so():
     w[2, 2], w[3, 2] = v, -v
     ax, az = np.zeros_like(u), np.zeros_like(w)
     rows = np.zeros((n + 1, sw.NSTAT), dtype=np.int64)
+    sw._stats(h, bed, u, w, ax, az, rows)   # what a pass reads of the state it starts from
     scale = 2.0 ** 30
     wrapped = np.zeros(1, dtype=np.int64)
     halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
@@ -257,3 +258,27 @@ def test_small_transfers_round_stochastically_to_their_exact_mean():
     assert numbers.min() >= 0.0 and numbers.max() < 1.0 and numbers.mean() == pytest.approx(0.5, abs=0.02)
     assert sw._transfer(np.float32(7.6 / 1000), h, h, np.float32(0.01)) == 8
     assert sw._transfer(np.float32(-7.6 / 1000), h, h, np.float32(0.99)) == -8
+
+
+def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
+    """`_stats` marks rows whose bed is one height (the _LEVEL column); a pass loads them from that
+    height alone (`_load_level_depths`), and must get the units, leftovers and bed units that
+    reading the bed row gives."""
+    rng = np.random.default_rng(3)
+    nz, nx = 4, 37
+    bed = np.full((nz, nx), 0.123456789)
+    bed[2, 5] = 0.2                          # row 2 is not level
+    h = 0.5 + 1e-3 * rng.random((nz, nx))
+    u, w = np.zeros((nz, nx + 1), np.float32), np.zeros((nz + 1, nx), np.float32)
+    rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
+    sw._stats(h, bed, u, w, np.zeros_like(u), np.zeros_like(w), rows)
+    level = rows[:nz, sw._LEVEL]
+    assert level[2] == -1 and all(level[k] == np.float64(0.123456789).view(np.int64) for k in (0, 1, 3))
+    scale = 2.0 ** 30
+    src_a, src_b = h[0].copy(), h[0].copy()
+    units_a, units_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
+    bq_a, bq_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
+    low_a = sw._load_depths(src_a, bed[0], units_a, bq_a, scale)
+    low_b = sw._load_level_depths(src_b, bed[0, 0], units_b, bq_b, scale)
+    assert low_a == low_b
+    assert np.array_equal(units_a, units_b) and np.array_equal(bq_a, bq_b) and np.array_equal(src_a, src_b)
