@@ -9,8 +9,9 @@ For each grid the table gives wall ms per step (median and best of several batch
 are shared and jitter), CFL substeps and advection parts per step, simulated seconds per wall
 second, the numpy reference's ms per step on the same state, and two memory floors over the copy
 bandwidth measured in this same run at the grid's working-set size: `floor`, the bytes this
-kernel must move (it runs up to MAX_LEVELS levels, advection parts and substeps, per pass, so per
-pass it reads h, bed, u, w and writes h, u, w once), and `unblocked_floor`, what a kernel
+kernel must move (a read of the whole state for the step's statistics, then up to MAX_LEVELS
+levels, advection parts and substeps, per pass, so per pass it reads h, u, w, and the bed where a
+row's bed is not one height, and writes h, u, w once), and `unblocked_floor`, what a kernel
 sweeping the grid once per level would.
 """
 from __future__ import annotations
@@ -33,8 +34,13 @@ DT = 1.0 / 120.0
 SIZES = (128, 256, 512, 1024, 2048)
 QUICK_SIZES = (128, 256, 512)
 TARGETS = {512: 8.0, 1024: 2.0}          # simulated s per wall s wanted on the 2-core machine
-# bytes per cell a pass must move: read h, bed (float64) and u, w (float32); write h, u, w
-PASS_BYTES = 8 + 8 + 4 + 4 + 8 + 4 + 4
+# bytes per cell a pass must move: read h (float64) and u, w (float32), and the bed (float64) on rows
+# whose bed is not one height; write h, u, w
+PASS_BYTES = 8 + 4 + 4 + 8 + 4 + 4
+BED_BYTES = 8
+# bytes per cell each step reads first, for the CFL speed, the depth units and which rows are
+# pushed (`shallow_water._stats`): h, bed (float64), u, w, ax, az (float32)
+STATS_BYTES = 8 + 8 + 4 + 4 + 4 + 4
 STATE_BYTES = 8 + 8 + 4 + 4                # h, bed, u, w: the working set of a pass
 
 
@@ -123,8 +129,10 @@ def run(quick: bool) -> dict[str, Any]:
         parts = sw.advections_for(DT, grid.dx, max(float(np.abs(grid.u).max()), float(np.abs(grid.w).max())))
         levels = parts + substeps
         passes = -(-levels // sw.MAX_LEVELS)
-        floor = passes * PASS_BYTES * cells / bw
-        unblocked = levels * PASS_BYTES * cells / bw
+        varied = float(np.mean(np.any(grid.bed != grid.bed[:, :1], axis=1)))   # rows that read their bed
+        per_pass = PASS_BYTES + BED_BYTES * varied
+        floor = (STATS_BYTES + passes * per_pass) * cells / bw
+        unblocked = (STATS_BYTES + levels * per_pass) * cells / bw
         row: dict[str, Any] = {
             "cells": f"{n}x{n}" + ("" if scene == "pool" else f" {scene}"),
             "ms_per_step": wall * 1e3,
@@ -159,8 +167,10 @@ def run(quick: bool) -> dict[str, Any]:
         "load_average": round(os.getloadavg()[0], 2),   # the machines are shared: busy ones time slower
         "first_call_s": first_call,
         "cfl": sw.CFL,
-        "floor": (f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
-                  f"substeps; read h, bed as float64 and u, w as float32; write h, u, w) / copy_GBps at the "
-                  f"grid's working-set size; unblocked: the same per level"),
+        "floor": (f"{STATS_BYTES} B per cell per step (read h, bed, u, w, ax, az for the step's statistics) plus "
+                  f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
+                  f"substeps; read h as float64 and u, w as float32, and the bed on rows whose bed is not one "
+                  f"height, {BED_BYTES} B more; write h, u, w) / copy_GBps at the grid's working-set size; "
+                  f"unblocked: the passes' bytes per level"),
         "numpy_reference": "whole steps up to 512^2; above, one substep times the substep count plus one advection",
     }
