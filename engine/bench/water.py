@@ -12,7 +12,10 @@ bandwidth measured in this same run at the grid's working-set size: `floor`, the
 kernel must move (a read of the whole state for the step's statistics, then up to MAX_LEVELS
 levels, advection parts and substeps, per pass, so per pass it reads h, u, w, and the bed where a
 row's bed is not one height, and writes h, u, w once), and `unblocked_floor`, what a kernel
-sweeping the grid once per level would.
+sweeping the grid once per level would. From 512^2 up it also splits a step into its parts, timed
+on the kernel's own pieces (`_breakdown`): the statistics read, a pass's loads and stores, one
+gravity substep and one advection part, in ms; a step takes statistics + pass + substeps x
+substep + advection.
 """
 from __future__ import annotations
 
@@ -92,6 +95,60 @@ def _time_steps(grid: WaterGrid, budget_s: float) -> tuple[float, float, int]:
     return float(np.median(per_step)), float(np.min(per_step)), grid.substeps
 
 
+def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]:
+    """Wall ms of the parts of a step, from the kernel's own pieces on a copy of the grid's state:
+    the statistics read (`_stats`), one pass's loads and stores, a gravity substep and an
+    advection part. A pass of k substeps takes pass + k substep; the differences between passes of
+    1, k and 1 + k levels give the parts (medians of several timings, on `threads` threads)."""
+    h, u, w = grid.h.copy(), grid.u.copy(), grid.w.copy()
+    ax, az = np.zeros_like(u), np.zeros_like(w)
+    nz, nx = h.shape
+    rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
+    inflow = np.zeros(nz)
+    chunks = sw.chunks_for(nz, threads)
+    k = max(2, min(substeps, sw.MAX_LEVELS - 1))
+    s = DT / substeps
+    scale = float(grid._scale[0]) or 2.0 ** sw.MAX_SHIFT
+    dq, wq = np.int32(sw.DRY * scale), np.int32(sw.WET * scale)
+    vcap = sw.CLAMP * grid.dx / s
+
+    def sweep(kinds: list[int]) -> float:
+        levels = len(kinds)
+        reach = sw.LAG * levels + 1
+        halos = (np.empty((chunks, 2 * reach + 1, nx)), np.empty((chunks, 2 * reach + 1, nx + 1), np.float32),
+                 np.empty((chunks, 2 * reach + 1, nx), np.float32))
+        plan = np.array(kinds, dtype=np.int64)
+        wrapped = np.zeros(chunks, dtype=np.int64)
+        sw._stats(h, grid.bed, u, w, ax, az, rows)
+        t = time.perf_counter()
+        sw._sweep(h, grid.bed, u, w, ax, az, plan, rows, inflow, grid._sides, grid._side_eta, grid.gravity, grid.dx,
+                  s, DT, vcap, scale, dq, wq, chunks, *halos, wrapped, 0)
+        return time.perf_counter() - t
+
+    def stats() -> float:
+        t = time.perf_counter()
+        sw._stats(h, grid.bed, u, w, ax, az, rows)
+        return time.perf_counter() - t
+
+    cases = {"stats": stats, "one": lambda: sweep([0]), "k": lambda: sweep([0] * k),
+             "k_adv": lambda: sweep([1] + [0] * k)}
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for f in cases.values():
+            f()                          # first calls: allocation, caches
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(9):               # interleaved, so a busy moment slows every part alike
+            for name, f in cases.items():
+                times[name].append(f())
+    finally:
+        numba.set_num_threads(threads_before)
+    med = {name: float(np.median(v)) * 1e3 for name, v in times.items()}
+    substep = (med["k"] - med["one"]) / (k - 1)
+    return {"statistics": med["stats"], "pass": med["one"] - substep, "substep": substep,
+            "advection": med["k_adv"] - med["k"]}
+
+
 def _time_reference(grid: WaterGrid, substeps: int, whole_step: bool) -> float:
     """Seconds per step of the numpy reference on a copy of the grid's state (above 512^2: one
     gravity substep times the substep count, plus one advection)."""
@@ -150,6 +207,9 @@ def run(quick: bool) -> dict[str, Any]:
             "unblocked_floor_sim_s_per_wall_s": DT / unblocked,
             "ns_per_cell_substep": wall / (substeps * cells) * 1e9,
         }
+        if n >= 512:
+            for part, ms in _breakdown(grid, substeps, max(grid._last_threads, 1)).items():
+                row[f"{part}_ms"] = ms
         if n in TARGETS and scene == "pool":
             row["target_sim_s_per_wall_s"] = TARGETS[n]
             row["met"] = DT / wall >= TARGETS[n]
