@@ -98,7 +98,8 @@ def _time_steps(grid: WaterGrid, budget_s: float) -> tuple[float, float, int]:
 def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]:
     """Wall ms of the parts of a step, from the kernel's own pieces on a copy of the grid's state:
     the statistics read (`_stats`), one pass's loads and stores, a gravity substep and an
-    advection part. A pass of k substeps takes pass + k substep; the differences between passes of
+    advection part, and a whole step timed among them (the machines are shared: parts and step
+    are timed under the same load, so they may be compared). A pass of k substeps takes pass + k substep; the differences between passes of
     1, k and 1 + k levels give the parts (medians of several timings, on `threads` threads)."""
     h, u, w = grid.h.copy(), grid.u.copy(), grid.w.copy()
     ax, az = np.zeros_like(u), np.zeros_like(w)
@@ -130,8 +131,16 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
         sw._stats(h, grid.bed, u, w, ax, az, rows)
         return time.perf_counter() - t
 
+    step_scale = np.array([scale])
+
+    def step() -> float:
+        t = time.perf_counter()
+        sw.advance(h, grid.bed, u, w, ax, az, rows, inflow, step_scale, grid._sides, grid._side_eta, grid.dx,
+                   grid.gravity, DT, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks, 0)
+        return time.perf_counter() - t
+
     cases = {"stats": stats, "one": lambda: sweep([0]), "k": lambda: sweep([0] * k),
-             "k_adv": lambda: sweep([1] + [0] * k)}
+             "k_adv": lambda: sweep([1] + [0] * k), "step": step}
     threads_before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
@@ -146,7 +155,7 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     med = {name: float(np.median(v)) * 1e3 for name, v in times.items()}
     substep = (med["k"] - med["one"]) / (k - 1)
     return {"statistics": med["stats"], "pass": med["one"] - substep, "substep": substep,
-            "advection": med["k_adv"] - med["k"]}
+            "advection": med["k_adv"] - med["k"], "step_beside_parts": med["step"]}
 
 
 def _time_reference(grid: WaterGrid, substeps: int, whole_step: bool) -> float:
