@@ -99,8 +99,9 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     """Wall ms of the parts of a step, from the kernel's own pieces on a copy of the grid's state:
     the statistics read (`_stats`), one pass's loads and stores, a gravity substep and an
     advection part, and a whole step timed among them (the machines are shared: parts and step
-    are timed under the same load, so they may be compared). A pass of k substeps takes pass + k substep; the differences between passes of
-    1, k and 1 + k levels give the parts (medians of several timings, on `threads` threads)."""
+    are timed under the same load, so they may be compared). A pass of k substeps takes
+    pass + k substep; the differences between passes of 1, k and 1 + k levels give the parts
+    (medians of several timings, on `threads` threads)."""
     h, u, w = grid.h.copy(), grid.u.copy(), grid.w.copy()
     ax, az = np.zeros_like(u), np.zeros_like(w)
     nz, nx = h.shape
@@ -112,15 +113,14 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     scale = float(grid._scale[0]) or 2.0 ** sw.MAX_SHIFT
     dq, wq = np.int32(sw.DRY * scale), np.int32(sw.WET * scale)
     vcap = sw.CLAMP * grid.dx / s
+    reach = sw.LAG * (k + 1) + 1         # halo rows for the longest pass timed
+    halos = (np.empty((chunks, 2 * reach + 1, nx)), np.empty((chunks, 2 * reach + 1, nx + 1), np.float32),
+             np.empty((chunks, 2 * reach + 1, nx), np.float32))
+    wrapped = np.zeros(chunks, dtype=np.int64)
+    sw._stats(h, grid.bed, u, w, ax, az, rows)   # a pass reads the rows' level beds and pushes from here
 
     def sweep(kinds: list[int]) -> float:
-        levels = len(kinds)
-        reach = sw.LAG * levels + 1
-        halos = (np.empty((chunks, 2 * reach + 1, nx)), np.empty((chunks, 2 * reach + 1, nx + 1), np.float32),
-                 np.empty((chunks, 2 * reach + 1, nx), np.float32))
         plan = np.array(kinds, dtype=np.int64)
-        wrapped = np.zeros(chunks, dtype=np.int64)
-        sw._stats(h, grid.bed, u, w, ax, az, rows)
         t = time.perf_counter()
         sw._sweep(h, grid.bed, u, w, ax, az, plan, rows, inflow, grid._sides, grid._side_eta, grid.gravity, grid.dx,
                   s, DT, vcap, scale, dq, wq, chunks, *halos, wrapped, 0)

@@ -874,12 +874,18 @@ def _load_depths(src, bed, dst, bq, scale):
     for i in range(src.shape[0]):
         b = bed[i]
         bu = np.floor(b * scale + 0.5)
-        q = max(np.floor((src[i] + b) * scale + 0.5) - bu, 0.0)
+        q = _units(src[i], b, bu, scale)
         src[i] -= q * unit
         dst[i] = np.int32(q)
         bq[i] = np.int32(bu)
         m = min(m, dst[i])
     return m
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _units(h, b, bu, scale):
+    """A depth h over a bed b of bu units, in whole units (float): the rounded surface less bu."""
+    return max(np.floor((h + b) * scale + 0.5) - bu, 0.0)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -891,7 +897,7 @@ def _load_level_depths(src, b, dst, bq, scale):
     ibu = np.int32(bu)
     m = np.int32(_BIG)
     for i in range(src.shape[0]):
-        q = max(np.floor((src[i] + b) * scale + 0.5) - bu, 0.0)
+        q = _units(src[i], b, bu, scale)
         src[i] -= q * unit
         dst[i] = np.int32(q)
         bq[i] = ibu
