@@ -183,9 +183,10 @@ def _import_path(name: str, path: Path) -> ModuleType:
 
 
 def _where(exc: BaseException, file: Path | None) -> str:
-    """' (mods/wind.py:12)': the deepest traceback frame inside the mod's own code, if any."""
+    """' (mods/wind.py:12)': the deepest traceback frame inside the mod's own code, if any, and
+    what to do where the error has a known cause (`_hint`)."""
     if file is None:
-        return ""
+        return _hint(exc)
     root = file if file.is_dir() else file.parent if file.name == "__init__.py" else file
     best = None
     for frame in traceback.extract_tb(exc.__traceback__):
@@ -194,7 +195,15 @@ def _where(exc: BaseException, file: Path | None) -> str:
             best = frame
     if best is None and isinstance(exc, SyntaxError) and exc.filename:
         return f" ({exc.filename}:{exc.lineno})"
-    return f" ({best.filename}:{best.lineno})" if best else ""
+    return (f" ({best.filename}:{best.lineno})" if best else "") + _hint(exc)
+
+
+def _hint(exc: BaseException) -> str:
+    """What to do about an error with a known cause in mods, else ''."""
+    if isinstance(exc, ValueError) and "read-only" in str(exc):
+        return (" (a water array kept from before a step is read-only: take it from sim.water each time you "
+                "write, e.g. sim.water.ax[...] += ...; use sim.water.read(name) to only read)")
+    return ""
 
 
 class ModSet:

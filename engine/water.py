@@ -36,29 +36,70 @@ PROBE_SPARSE = 4      # one thread slower than all by SPARSE_RATIO: re-time it 4
 SPARSE_RATIO = 1.5
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
+ARRAYS = ("h", "bed", "u", "w", "ax", "az")
 
 
-@dataclass(slots=True)
+class _Live:
+    """A WaterGrid array attribute: the live array, to read and write.
+
+    A step starts from the statistics of the state (the largest depth and speed, for the CFL
+    substeps and the depth units; which rows are pushed; which rows are over one bed height).
+    Reading them costs a pass over every array (at 1024^2 about a tenth of a step), and each step
+    already leaves them exact for the state it wrote. So the grid re-reads only the arrays that
+    were handed out since its last step: taking `grid.h` counts as writing h. Between steps the
+    arrays are read-only, so an array kept from before a step cannot be written behind the grid's
+    back: take it from the grid again (`grid.h[...] = ...`). Code that only reads uses
+    `grid.read(name)`, which re-reads nothing.
+    """
+
+    def __init__(self, fresh: int, default_none: bool = False) -> None:
+        self.fresh = fresh              # the shallow_water.FRESH_* bit this array's statistics make
+        self.default_none = default_none
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.slot = "_" + name
+
+    def __get__(self, grid, owner=None):
+        if grid is None:                 # the dataclass asks for a default
+            if self.default_none:
+                return None
+            raise AttributeError(self.name)
+        a = grid.__dict__[self.slot]
+        grid._fresh &= ~self.fresh
+        if a is not None and not a.flags.writeable:
+            a.flags.writeable = True
+        return a
+
+    def __set__(self, grid, value) -> None:
+        grid.__dict__[self.slot] = value
+        grid.__dict__["_fresh"] = grid.__dict__.get("_fresh", 0) & ~self.fresh
+
+
+@dataclass
 class WaterGrid:
     """Shallow-water state of one pool. Arrays are (nz, nx), SI units, index [k, i] <-> (z, x).
 
     Cell (k, i) has its centre at ((i + 0.5) dx, (k + 0.5) dx); u[k, i] is the x face at x = i dx,
-    w[k, i] the z face at z = k dx. h, bed, u, w, ax and az are live arrays: write into them.
+    w[k, i] the z face at z = k dx. h, bed, u, w, ax and az are live arrays: write into them
+    (`grid.h[...] = ...`, `grid.ax[k, i] += ...`), taking them from the grid each time; code that
+    only reads takes `grid.read("h")`, which keeps steps faster (see `_Live`).
     Depths and bed are float64; the kernel moves depth in whole fixed-point units of about 1 nm (see
     shallow_water.MAX_SHIFT) and keeps what a cell holds beyond them, so volume is conserved to
     float64 round-off. Depth plus |bed| must stay below 128 m. Velocities and accelerations are
     float32, which is all a velocity needs and halves the memory a step moves.
-    Arrays of other types given to the constructor are converted.
+    The constructor copies the arrays it is given (converting them to these types).
     """
-    h: NDArray[np.float64]        # depth above the bed, m, (nz, nx)
-    bed: NDArray[np.float64]      # bed height, m, (nz, nx)
-    u: NDArray[np.float32]        # x-face velocities, m/s, (nz, nx + 1)
-    w: NDArray[np.float32]        # z-face velocities, m/s, (nz + 1, nx)
+    h: NDArray[np.float64] = _Live(sw.FRESH_H)       # depth above the bed, m, (nz, nx)
+    bed: NDArray[np.float64] = _Live(sw.FRESH_BED)   # bed height, m, (nz, nx)
+    u: NDArray[np.float32] = _Live(sw.FRESH_V)       # x-face velocities, m/s, (nz, nx + 1)
+    w: NDArray[np.float32] = _Live(sw.FRESH_V)       # z-face velocities, m/s, (nz + 1, nx)
     dx: float
     gravity: float = 9.81
     boundary: Boundary = field(default_factory=Boundary)
-    ax: NDArray[np.float32] = None  # type: ignore[assignment]  external acceleration on x faces, m/s^2, cleared each step
-    az: NDArray[np.float32] = None  # type: ignore[assignment]  external acceleration on z faces, m/s^2, cleared each step
+    # external acceleration on the x and z faces, m/s^2, cleared each step
+    ax: NDArray[np.float32] = _Live(sw.FRESH_EXT, default_none=True)  # type: ignore[assignment]
+    az: NDArray[np.float32] = _Live(sw.FRESH_EXT, default_none=True)  # type: ignore[assignment]
     source_volume: float = 0.0    # net m^3 added by explicit sources (add_volume, sources, open and inflow sides)
     # outside surface height of each open (absorbing/outflow) side, x_min, x_max, z_min, z_max, m;
     # None: an outflow side's `level` if it has one, else the mean initial surface along that side.
@@ -76,6 +117,7 @@ class WaterGrid:
     _pace: dict[int, list[float]] = field(init=False, repr=False)  # threads -> recent s per cell-substep
     _steps: int = field(default=0, init=False, repr=False)
     _last_threads: int = field(default=0, init=False, repr=False)
+    _fresh: int = field(default=0, init=False, repr=False)  # FRESH_* bits: which statistics in _rows are exact
 
     def __post_init__(self) -> None:
         self.h = _grid_array(self.h, "h", np.float64)
@@ -130,21 +172,41 @@ class WaterGrid:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.h.shape  # type: ignore[return-value]
+        return self._h.shape  # type: ignore[return-value]
 
     @property
     def eta(self) -> NDArray[np.float64]:
         """Surface height bed + h (a new array)."""
-        return self.bed + self.h
+        return self._bed + self._h
+
+    def read(self, name: str) -> NDArray:
+        """A read-only view of the live array `name` (h, bed, u, w, ax or az), for code that only
+        reads it: unlike `grid.h`, it does not make the next step re-read that array's statistics."""
+        if name not in ARRAYS:
+            raise KeyError(f"WaterGrid has no array {name!r}; its arrays are {', '.join(ARRAYS)}")
+        view = self.__dict__["_" + name].view()
+        view.flags.writeable = False
+        return view
 
     def volume(self) -> float:
         """Water in the pool, m^3."""
-        return float(self.h.sum() * self.dx * self.dx)
+        return float(self._h.sum() * self.dx * self.dx)
 
     def velocity_at(self, x: float, z: float) -> tuple[float, float]:
         """Horizontal water velocity (u, w) at a point, bilinear from the faces, m/s."""
-        u, w = water_velocity(self.u, self.w, float(x), float(z), float(self.dx))
+        self._open()                     # the kernel is compiled for writable arrays; it only reads
+        u, w = water_velocity(self._u, self._w, float(x), float(z), float(self.dx))
         return float(u), float(w)
+
+    def damp(self, factor: float) -> None:
+        """Multiply every velocity by factor (0 <= factor <= 1: friction), keeping the statistics
+        the next step starts from exact (one pass over u and w, which `grid.u *= factor` also
+        takes, but without making the step re-read them)."""
+        if not 0.0 <= factor <= 1.0:
+            raise ValueError(f"damp needs a factor in [0, 1] (got {factor})")
+        self._open()
+        sw.scale_velocities(self._u, self._w, np.float32(factor), self._rows)
+        self._close()
 
     def add_volume(self, x: float, z: float, m3: float, radius: float | None = None) -> float:
         """Add (or, negative, remove) water near a point, spread smoothly over nearby cells.
@@ -163,7 +225,7 @@ class WaterGrid:
         zs = (np.arange(k0, k1) + 0.5) * self.dx
         d = np.hypot(xs[None, :] - x, zs[:, None] - z) / r
         wgt = np.maximum(1.0 - d, 0.0) + 1e-12
-        block = self.h[k0:k1, i0:i1]
+        block = self.h[k0:k1, i0:i1]   # through the attribute: the next step re-reads h
         if m3 < 0.0:
             wgt = wgt * (block > 0)
             if wgt.sum() == 0.0:
@@ -197,16 +259,17 @@ class WaterGrid:
         use = self._threads(threads)
         if use != threads:
             numba.set_num_threads(use)
+        self._open()
         try:
             t0 = perf_counter()
             status, t, n, inflow = sw.advance(
-                self.h, self.bed, self.u, self.w, self.ax, self.az, self._rows, self._inflow, self._scale, self._sides,
-                self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
-                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self.h.shape[0], use),
-                self._steps)
+                self._h, self._bed, self._u, self._w, self._ax, self._az, self._rows, self._inflow, self._scale,
+                self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
+                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self._h.shape[0], use),
+                self._steps, self._fresh)
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
-                recent.append((perf_counter() - t0) / (n * self.h.size))
+                recent.append((perf_counter() - t0) / (n * self._h.size))
                 del recent[:-2 * PROBE_STEPS + 1]
             self._last_threads = use
             self._steps += 1
@@ -217,12 +280,28 @@ class WaterGrid:
         self.source_volume += inflow
         pushed = np.flatnonzero(self._rows[:, sw._EXT])   # the rows the kernel found external acceleration in
         if pushed.size:                                    # clear those (the others hold only +0.0)
-            self.ax[pushed[pushed < self.ax.shape[0]]] = 0.0
-            self.az[pushed] = 0.0
+            self._ax[pushed[pushed < self._ax.shape[0]]] = 0.0
+            self._az[pushed] = 0.0
+            self._rows[:, sw._EXT] = 0
+        # the step left every statistic exact for the state it wrote (ax and az now all +0.0)
+        self._fresh = sw.ALL_FRESH
+        self._close()
         if status != sw.OK:
             raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
+    def _open(self) -> None:
+        """Make the arrays writable for the grid's own kernels (the flag is part of a numba signature)."""
+        for name in ARRAYS:
+            a = self.__dict__["_" + name]
+            if not a.flags.writeable:
+                a.flags.writeable = True
+
+    def _close(self) -> None:
+        """Make the arrays read-only until taken from the grid again (see `_Live`)."""
+        for name in ARRAYS:
+            self.__dict__["_" + name].flags.writeable = False
+
     def _threads(self, available: int) -> int:
         """How many threads this step runs on: one for small grids, else whichever was timed faster.
 
@@ -230,7 +309,7 @@ class WaterGrid:
         of its last few steps, since a parallel step is either quick or stalled) and re-time the
         other for PROBE_STEPS steps every PROBE_EVERY, since how busy the machine is changes.
         """
-        if self.h.size < PARALLEL_MIN_CELLS or available <= 1:
+        if self._h.size < PARALLEL_MIN_CELLS or available <= 1:
             return 1
         if not ADAPTIVE_THREADS or len(self._pace.get(available, ())) < PROBE_STEPS:
             return available
@@ -261,12 +340,13 @@ class WaterGrid:
     def _failure(self, status: int, t: float) -> str:
         """Say what went wrong, at which cell and when (slow path: only runs once, on failure)."""
         nz, nx = self.shape
+        h, bed, u, w = self._h, self._bed, self._u, self._w
         if status == sw.NOT_FINITE:
-            k, i = _first_bad(self.h, self.u, self.w, nz, nx)
+            k, i = _first_bad(h, u, w, nz, nx)
         elif status == sw.TOO_DEEP:
-            k, i = (int(v) for v in np.unravel_index(int(np.argmax(self.h + np.abs(self.bed))), self.h.shape))
+            k, i = (int(v) for v in np.unravel_index(int(np.argmax(h + np.abs(bed))), h.shape))
         else:
-            k, i = _fastest(self.u, self.w, nz, nx)
+            k, i = _fastest(u, w, nz, nx)
         x, z = (i + 0.5) * self.dx, (k + 0.5) * self.dx
         where = f"at cell (k={k}, i={i}), x={x:.3f} m, z={z:.3f} m, t={t:.4f} s"
         if status == sw.NOT_FINITE:
@@ -275,7 +355,7 @@ class WaterGrid:
         if status == sw.TOO_DEEP:
             limit = 2.0 ** (31 - sw.HEADROOM_BITS - sw.MIN_SHIFT)
             return (f"water depth plus bed height is too high for the water kernel {where}: "
-                    f"depth {self.h[k, i]:.6g} m over a bed of {self.bed[k, i]:.6g} m; depth plus |bed| must "
+                    f"depth {h[k, i]:.6g} m over a bed of {bed[k, i]:.6g} m; depth plus |bed| must "
                     f"stay below {limit:g} m. Check sources pouring there, or the level's bed and water level.")
         return (f"water speed ran away {where}: it would need more than {sw.MAX_SUBSTEPS} CFL substeps in one "
                 f"step (or exceeds {sw.RUNAWAY:g} m/s). Reduce the external acceleration or sources there, "
@@ -314,7 +394,7 @@ def _grid_array(a: NDArray, name: str, dtype: type) -> NDArray:
     a = np.asarray(a)
     if a.ndim != 2:
         raise ValueError(f"WaterGrid.{name} must be a 2-D array (got shape {a.shape})")
-    return np.ascontiguousarray(a, dtype=dtype)
+    return np.array(a, dtype=dtype, order="C")   # a copy: the grid sets its arrays read-only between steps
 
 
 def _mean_wet_surface(eta: NDArray[np.float64], h: NDArray[np.float64]) -> float:

@@ -289,7 +289,7 @@ class Simulation:
         """A hash of the whole simulation state: equal hashes mean bitwise-identical state."""
         h = hashlib.sha256()
         w = self.water
-        for a in (w.h, w.bed, w.u, w.w):
+        for a in (w.read(name) for name in ("h", "bed", "u", "w")):
             h.update(np.ascontiguousarray(a).tobytes())
         st = self.body_store
         for name in sorted(vars(st)):
@@ -329,7 +329,13 @@ def _guard(system: System, sim: Simulation, owner: str) -> None:
         except SimulationError:
             raise
         except Exception as exc:
-            msg = (f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc} '
+            from engine.mods import _where   # engine.mods imports this module
+            try:
+                file = sim.mods.get(owner).file
+            except (AttributeError, KeyError):   # a system guarded without a ModSet
+                file = None
+            where = _where(exc, file)
+            msg = (f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
                    f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
             sim.failures.append(msg)
             sim.emit(ev.ModFailed(owner, msg, sim.time))

@@ -244,7 +244,7 @@ class Game:
         self.times = SystemTimes()
         self.times.attach(self.sim)
         self.throwables = throwables_for(self.sim)
-        wet = self.sim.water.h > 1e-6
+        wet = self.sim.water.read("h") > 1e-6
         eta = self.sim.water.eta
         self.surface_y = float(eta[wet].mean()) if wet.any() else float(self.sim.level.water.level)
         self.rng = np.random.default_rng(self.sim.level.seed + 1)   # the game's own: rain positions
@@ -586,7 +586,7 @@ class Game:
         nz, nx = water.shape
         reach = 3.0 * r
         # x faces sit at (i dx, (k + 1/2) dx), z faces at ((i + 1/2) dx, k dx)
-        for arr, vel, v, ox, oz in ((water.ax, water.u, vx, 0.0, 0.5), (water.az, water.w, vz, 0.5, 0.0)):
+        for arr, vel, v, ox, oz in ((water.ax, water.read("u"), vx, 0.0, 0.5), (water.az, water.read("w"), vz, 0.5, 0.0)):
             nk, ni = arr.shape
             i0, i1 = max(0, int((cx - reach) / dx - ox)), min(ni, int((cx + reach) / dx - ox) + 2)
             k0, k1 = max(0, int((cz - reach) / dx - oz)), min(nk, int((cz + reach) / dx - oz) + 2)
@@ -603,7 +603,7 @@ class Game:
         self.rain_left -= 1
         water = self.sim.water
         nz, nx = water.shape
-        wet = np.argwhere(water.h > 1e-3)
+        wet = np.argwhere(water.read("h") > 1e-3)
         if not len(wet):
             return
         k, i = wet[self.rng.integers(len(wet))]

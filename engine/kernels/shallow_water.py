@@ -132,6 +132,16 @@ def depth_scale(top, previous):
 # bed may take the loops without wet/dry rules.
 _H, _V, _EXT, _B, _LEVEL = 0, 1, 2, 3, 4
 NSTAT = 5
+# Which columns of `rows` already hold the statistics of the arrays they come from, for `advance`'s
+# `fresh` argument: a step leaves every column exact for the state it wrote (its pass stores _H and
+# _V of each row it writes, and it changes neither the bed nor ax, az), so a caller that knows
+# what was written since (WaterGrid does) has `_stats` read only those arrays, and nothing at all
+# when nothing was written. 0 reads everything.
+FRESH_H = 1         # h: _H
+FRESH_V = 2         # u, w: _V
+FRESH_EXT = 4       # ax, az: _EXT
+FRESH_BED = 8       # bed: _B, _LEVEL
+ALL_FRESH = FRESH_H | FRESH_V | FRESH_EXT | FRESH_BED
 _ABS = 0x7FFFFFFFFFFFFFFF
 _ABS32 = 0x7FFFFFFF
 _INF_BITS = 0x7FF0000000000000
@@ -166,7 +176,7 @@ def chunks_for(nz: int, threads: int) -> int:
 
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, dt,
-            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks, seed):
+            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks, seed, fresh):
     """Take one fixed step of dt seconds: advect the velocities, then n equal CFL substeps of the
     depth and the surface gradient; update h, u, w in place.
 
@@ -201,13 +211,17 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for x_min,
     x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
     chunks of a pass (`chunks_for`; any value gives the same result); `seed` picks the step's
-    stochastic rounding (see `_dither`; WaterGrid passes its step count). Returns (status, t,
+    stochastic rounding (see `_dither`; WaterGrid passes its step count); `fresh` the columns of
+    `rows` that already hold the statistics of the state (FRESH_H ... ALL_FRESH; 0: none), which
+    the step then does not re-read. Afterwards every column of `rows` holds the statistics of the
+    state the step leaves, bit for bit what `_stats` would find. Returns (status, t,
     substeps, boundary_volume): status OK, NOT_FINITE, RUNAWAY_STATUS or TOO_DEEP (water or bed
     too high for int32 depth units, see MIN_SHIFT), the time into the step when it stopped, and
     the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
-    _stats(h, bed, u, w, ax, az, rows)
+    if fresh != ALL_FRESH:
+        _stats(h, bed, u, w, ax, az, rows, fresh)
     hmax, vmax, bmax, finite = _reduce(rows)
     if not finite:
         return NOT_FINITE, 0.0, 0, 0.0
@@ -298,27 +312,54 @@ def _reduce(rows):
 
 
 @njit(cache=True, parallel=True)
-def _stats(h, bed, u, w, ax, az, rows):
+def _stats(h, bed, u, w, ax, az, rows, fresh):
     """Fill `rows` with the bit patterns of each row's largest |h|, |v| and |bed| and its level
     bed height, and flag the rows whose external acceleration is nonzero (see NSTAT): one
-    parallel read of the state."""
+    parallel read of the state, of the arrays whose columns are not in `fresh` (see FRESH_H)."""
     nz, nx = h.shape
     for k in prange(nz + 1):
-        hm = 0
-        bm = 0
-        lev = -1
-        vm = _max_bits32(w[k])
-        ext = _any_bits(az[k])
+        if not fresh & FRESH_H:
+            rows[k, _H] = _max_bits(h[k]) if k < nz else 0
+        if not fresh & FRESH_V:
+            vm = _max_bits32(w[k])
+            if k < nz:
+                vm = max(vm, _max_bits32(u[k]))
+            rows[k, _V] = vm
+        if not fresh & FRESH_EXT:
+            ext = _any_bits(az[k])
+            if k < nz:
+                ext |= _any_bits(ax[k])
+            rows[k, _EXT] = ext
+        if not fresh & FRESH_BED:
+            bm = 0
+            lev = -1
+            if k < nz:
+                bm, lev = _bed_bits(bed[k])
+            rows[k, _B] = bm
+            rows[k, _LEVEL] = lev
+
+
+@njit(cache=True, parallel=True)
+def scale_velocities(u, w, factor, rows):
+    """u, w *= factor (float32, in place), and the _V column of `rows` to match, bit for bit what
+    `_stats` would find (so FRESH_V stays true): one parallel pass over the faces."""
+    nz = u.shape[0]
+    for k in prange(nz + 1):
+        vm = _scale_row(w[k], factor)
         if k < nz:
-            hm = _max_bits(h[k])
-            bm, lev = _bed_bits(bed[k])
-            vm = max(vm, _max_bits32(u[k]))
-            ext |= _any_bits(ax[k])
-        rows[k, _H] = hm
+            vm = max(vm, _scale_row(u[k], factor))
         rows[k, _V] = vm
-        rows[k, _EXT] = ext
-        rows[k, _B] = bm
-        rows[k, _LEVEL] = lev
+
+
+@njit(cache=True, inline="always")
+def _scale_row(a, factor):
+    """a[:] *= factor (float32); return the largest |a[i]| after it as `_max_bits32` does."""
+    bits = a.view(np.int32)
+    m = 0
+    for i in range(a.shape[0]):
+        a[i] = a[i] * factor
+        m = max(m, bits[i] & _ABS32)
+    return _widen_bits(m)
 
 
 @njit(cache=True, inline="always")
@@ -808,14 +849,15 @@ def _bed_bits(b):
 
 @njit(cache=True, fastmath=_FAST)
 def _store_row(src, dst, scale):
-    """dst[:] = src / scale + dst (a ring row of depth units into the float64 grid row, which
-    `_load_depths` left holding what each cell has beyond its units); return the largest |dst[i]|
-    as a bit pattern (see NSTAT), taken in the same loop. A depth below zero (a cell that emptied
-    and held less than its units) is zero."""
+    """dst[i] = src[i] / scale + dst[i] for the cells between the row's two edge cells (a ring
+    row of depth units into the float64 grid row, which `_load_depths` left holding what each
+    cell has beyond its units; `_store_parts` writes the edge cells); return the largest of those
+    |dst[i]| as a bit pattern (see NSTAT), taken in the same loop. A depth below zero (a cell that
+    emptied and held less than its units) is zero."""
     unit = 1.0 / scale
     bits = dst.view(np.int64)
     m = 0
-    for i in range(src.shape[0]):
+    for i in range(1, src.shape[0] - 1):
         dst[i] = max(src[i] * unit + dst[i], 0.0)
         m = max(m, bits[i] & _ABS)
     return m
@@ -837,14 +879,19 @@ def _load_parts(left, xf, zf, r, nz, scale):
 @njit(cache=True)
 def _store_parts(h, row, xf, zf, j, unit):
     """Write the edge cells of stored row j as their whole units (`row`) plus their parts (see
-    `_part`); a cell whose part is below zero by more than its units stays at zero."""
+    `_part`); a cell whose part is below zero by more than its units stays at zero. Return the
+    largest |h| written as a bit pattern (rows 0 and nz - 1: the whole row's)."""
     nz, nx = h.shape
     h[j, 0] = max((row[0] + xf[j, 0]) * unit, 0.0)
     h[j, nx - 1] = max((row[nx - 1] + xf[j, 1 if nx > 1 else 0]) * unit, 0.0)
+    bits = h[j].view(np.int64)
+    m = max(bits[0] & _ABS, bits[nx - 1] & _ABS)
     if j == 0 or j == nz - 1:
         z = 0 if j == 0 else 1
         for i in range(1, nx - 1):
             h[j, i] = max((row[i] + zf[z, i]) * unit, 0.0)
+            m = max(m, bits[i] & _ABS)
+    return m
 
 
 @njit(cache=True)
@@ -928,7 +975,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed.
     Level l rounds with the key key0 + l (see `_dither`).
     `rows` must hold `_stats` of the state the step started from (the pass reads its _EXT and
-    _LEVEL columns); the pass fills its _H and _V columns with the statistics of the new state,
+    _LEVEL columns); the pass fills its _H and _V columns with the statistics of the new state
+    (exactly: what `_stats` would find),
     and `inflow` with the m^3 per owned row that came in through open sides, summed over the
     substeps.
     """
@@ -1035,8 +1083,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         inflow[j] += q * unit * dx * dx
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
-                    rows[j, _H] = _store_row(H[lev, slot], h[j], scale)
-                    _store_parts(h, H[lev, slot], xf, zf, j, unit)
+                    hm = _store_row(H[lev, slot], h[j], scale)
+                    pm = _store_parts(h, H[lev, slot], xf, zf, j, unit)   # rows 0, nz - 1: all of it
+                    rows[j, _H] = pm if j == 0 or j == nz - 1 else max(hm, pm)
                     vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, j & _WMASK], w[j]))
                     if j == nz - 1:
                         _copy_row(W[lev, nz & _WMASK], w[nz])

@@ -333,8 +333,9 @@ class Renderer:
         w = self.sim.water
         d = self.water_data
         eta = d[..., 0]
-        np.add(w.bed, w.h, out=eta, casting="unsafe")
-        d[..., 1] = w.h
+        h = w.read("h")
+        np.add(w.read("bed"), h, out=eta, casting="unsafe")
+        d[..., 1] = h
         gz, gx = np.gradient(eta, self.dx)
         d[..., 2] = gx
         d[..., 3] = gz
@@ -542,12 +543,13 @@ class Renderer:
         if view == "velocity":
             w = self.sim.water
             nx, nz = self.grid
-            uc = 0.5 * (w.u[:, :-1] + w.u[:, 1:])
-            wc = 0.5 * (w.w[:-1, :] + w.w[1:, :])
+            u, ww = w.read("u"), w.read("w")
+            uc = 0.5 * (u[:, :-1] + u[:, 1:])
+            wc = 0.5 * (ww[:-1, :] + ww[1:, :])
             s = max(1, max(nx, nz) // 40)
             k, i = np.mgrid[s // 2:nz:s, s // 2:nx:s]
             k, i = k.ravel(), i.ravel()
-            wet = w.h[k, i] > 1e-4
+            wet = w.read("h")[k, i] > 1e-4
             k, i = k[wet], i[wet]
             start = np.c_[(i + 0.5) * self.dx, self.water_data[k, i, 0] + 0.01, (k + 0.5) * self.dx]
             vec = np.c_[uc[k, i], np.zeros(len(k)), wc[k, i]]

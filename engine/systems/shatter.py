@@ -112,10 +112,10 @@ class Shatter(System):
     # -- water -----------------------------------------------------------------------------------
     def _surface(self, x: float, z: float) -> float:
         water = self.sim.water
-        nz, nx = water.h.shape
+        nz, nx = water.shape
         i = min(max(int(x / water.dx), 0), nx - 1)
         k = min(max(int(z / water.dx), 0), nz - 1)
-        return float(water.bed[k, i] + water.h[k, i])
+        return float(water.read("bed")[k, i] + water.read("h")[k, i])
 
     def _clamp(self, x: float, z: float) -> tuple[float, float]:
         sx, sz = self.sim.level.pool.size

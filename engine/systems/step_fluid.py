@@ -27,5 +27,4 @@ class StepFluid(System):
         for _, grid in esper.get_component(WaterGrid):
             grid.step(dt, self.sim.time)
             if keep != 1.0:
-                grid.u *= keep
-                grid.w *= keep
+                grid.damp(keep)

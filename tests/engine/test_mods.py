@@ -145,6 +145,25 @@ def test_a_mod_raising_in_a_step_is_disabled_and_the_simulation_goes_on(tmp_path
     assert sim.steps == 30 and sim.total_water() == pytest.approx(v0)   # no state lost
 
 
+def test_a_mod_writing_a_water_array_kept_from_an_earlier_step_is_told_what_to_do(tmp_path):
+    keeper = write_mod(tmp_path, "keeper", """
+        class Keeper(System):
+            def process(self, dt):
+                if not hasattr(self, "ax"):
+                    self.ax = self.sim.water.ax          # kept: read-only after the next water step
+                self.ax[:, 1:-1] += 0.01
+
+        def register(api):
+            api.add_system(Keeper(), before="StepFluid")
+    """)
+    sim = start(POOL, [keeper])
+    sim.step(3)
+    assert sim.steps == 3 and len(sim.failures) == 1
+    msg = sim.failures[0]
+    assert 'system "Keeper" raised ValueError' in msg and f"{keeper}:" in msg
+    assert "take it from sim.water each time you write" in msg and "sim.water.read(name)" in msg
+
+
 def test_a_mod_raising_in_a_handler_or_hud_line_is_disabled(tmp_path):
     touchy = write_mod(tmp_path, "touchy", """
         class Quiet(System):

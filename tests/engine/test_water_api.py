@@ -7,6 +7,7 @@ import pytest
 
 from engine.errors import SimulationError
 from engine.kernels import jit
+from engine.kernels import shallow_water as sw
 from engine.levels.schema import Boundary, BumpSpec, Level, PoolSpec, SideSpec, WaterSpec
 from engine.water import WaterGrid
 from engine.world import Simulation
@@ -37,6 +38,76 @@ def test_h_is_live_between_steps_and_keeps_its_identity():
         grid.step(DT)
     assert grid.h is h
     assert abs(grid.u).max() > 0.0        # the poke made waves
+
+
+def _exact_statistics(grid: WaterGrid) -> np.ndarray:
+    """The statistics a step starts from, read afresh from the arrays."""
+    rows = np.zeros_like(grid._rows)
+    sw._stats(grid.read("h"), grid.read("bed"), grid.read("u"), grid.read("w"), grid.read("ax"), grid.read("az"),
+              rows, 0)
+    return rows
+
+
+def test_steps_reuse_their_statistics_only_while_they_are_exact():
+    """A step re-reads only the arrays taken from the grid since the last one (`_Live`): what it
+    keeps must be bit for bit what a fresh read finds, and stepping must give the same water as
+    re-reading everything every step, whatever was written in between."""
+    boundary = Boundary(x_min=SideSpec("absorbing"), z_max=SideSpec("absorbing"))
+    level = _level(bumps=(BumpSpec(center=(0.5, 0.3), radius=0.15, height=0.03),), boundary=boundary)
+    grids = [WaterGrid.from_level(level) for _ in range(2)]
+    for g in grids:                       # a shore along x, so the general wet/dry rows run too
+        g.bed[...] = np.linspace(0.0, 0.24, g.shape[1])[None, :]
+        g.h[...] = np.maximum(0.2 - g.bed, 0.0)
+    writes = {3: lambda g: g.h.__setitem__((4, 5), g.h[4, 5] + 0.01),
+              6: lambda g: g.ax.__setitem__((slice(None), slice(1, -1)), 0.5),
+              8: lambda g: g.damp(0.9),
+              10: lambda g: g.add_volume(0.3, 0.3, 2e-5),
+              12: lambda g: g.bed.__setitem__((2, slice(None)), g.bed[2] + 0.001),
+              14: lambda g: g.az.__setitem__((5, 3), -0.3)}
+    reused = 0
+    for step in range(20):
+        for g in grids:
+            if step in writes:
+                writes[step](g)
+        reused += grids[0]._fresh == sw.ALL_FRESH
+        grids[1]._fresh = 0              # re-read everything
+        for g in grids:
+            g.step(DT)
+            np.testing.assert_array_equal(g._rows, _exact_statistics(g))
+    assert reused == 20 - 1 - 5          # the first step and each write re-read; damp keeps them exact
+    for name in ("h", "u", "w", "ax", "az"):
+        np.testing.assert_array_equal(grids[0].read(name), grids[1].read(name))
+    assert abs(grids[0].read("u")).max() > 1e-3
+
+
+def test_arrays_kept_from_before_a_step_are_read_only():
+    grid = WaterGrid.from_level(_level())
+    kept = grid.ax
+    view = grid.read("h")
+    grid.step(DT)
+    with pytest.raises(ValueError, match="read-only"):
+        kept[2, 3] = 1.0                  # would skip the statistics the next step reuses
+    with pytest.raises(ValueError, match="read-only"):
+        view[0, 0] = 1.0
+    grid.ax[2, 3] = 1.0                   # taken from the grid again: writable, and seen
+    assert grid.ax is kept
+    grid.step(DT)
+    assert grid.read("u")[2, 3] > 0.0
+    with pytest.raises(KeyError, match="its arrays are h, bed, u, w, ax, az"):
+        grid.read("eta")
+
+
+def test_damp_scales_the_velocities_as_numpy_would():
+    grid = WaterGrid.from_level(_level(bumps=(BumpSpec(center=(0.5, 0.3), radius=0.1, height=0.02),)))
+    for _ in range(10):
+        grid.step(DT)
+    u, w = grid.read("u").copy(), grid.read("w").copy()
+    grid.damp(0.75)
+    np.testing.assert_array_equal(grid.read("u"), u * np.float32(0.75))
+    np.testing.assert_array_equal(grid.read("w"), w * np.float32(0.75))
+    np.testing.assert_array_equal(grid._rows, _exact_statistics(grid))
+    with pytest.raises(ValueError, match="factor in"):
+        grid.damp(1.5)
 
 
 def test_add_volume_spreads_water_and_counts_it():

@@ -56,7 +56,7 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
 
 def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
     return sw.advance(h, bed, u, w, ax, az, rows, np.zeros(h.shape[0]), np.zeros(1), sides, side_eta, dx, G,
-                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks, 0)
+                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks, 0, 0)
 
 
 @pytest.mark.parametrize("sides,nz,nx,dx,depth,flat,speed", [
@@ -237,7 +237,7 @@ def test_a_pass_whose_depths_overflow_int32_says_so():
     w[2, 2], w[3, 2] = v, -v
     ax, az = np.zeros_like(u), np.zeros_like(w)
     rows = np.zeros((n + 1, sw.NSTAT), dtype=np.int64)
-    sw._stats(h, bed, u, w, ax, az, rows)   # what a pass reads of the state it starts from
+    sw._stats(h, bed, u, w, ax, az, rows, 0)   # what a pass reads of the state it starts from
     scale = 2.0 ** 30
     wrapped = np.zeros(1, dtype=np.int64)
     halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
@@ -271,7 +271,7 @@ def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
     h = 0.5 + 1e-3 * rng.random((nz, nx))
     u, w = np.zeros((nz, nx + 1), np.float32), np.zeros((nz + 1, nx), np.float32)
     rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
-    sw._stats(h, bed, u, w, np.zeros_like(u), np.zeros_like(w), rows)
+    sw._stats(h, bed, u, w, np.zeros_like(u), np.zeros_like(w), rows, 0)
     level = rows[:nz, sw._LEVEL]
     assert level[2] == -1 and all(level[k] == np.float64(0.123456789).view(np.int64) for k in (0, 1, 3))
     scale = 2.0 ** 30
