@@ -27,12 +27,14 @@ exactly. A depth's units are its surface's less its bed's, each rounded, so stil
 bed is a surface of equal integers and stays exactly still. What a cell holds beyond its units
 (water written into h from outside: sources, bodies, mods) stays in that cell, and cells beside
 open sides keep the parts of a unit the side passes, so nothing is rounded away; transfers under
-a few units round stochastically (see SMALL_TRANSFER), so thin films still flow. 32-bit depths
+a few units round stochastically (see SMALL_TRANSFER), so thin films still flow; in rows deeper
+than NEAREST_UNITS every transfer rounds to nearest, one instruction. 32-bit depths
 take as many vector lanes as the velocities: a gravity substep runs about 1.75x faster than with
 float64 depths, a whole step 1.2-1.3x. A velocity needs no more than float32's 7 digits.
 
-Row kernels: a row whose cells, and the rows beside it, are all wet (h > WET) over one bed height
-needs none of the wet/dry rules (they are identities there) and takes `_wave_fast`; every other
+Row kernels: a row whose cells, and the rows beside it, are all deeper than NEAREST_UNITS (about
+1 mm) over one bed height needs none of the wet/dry rules (they are identities there) and takes
+`_wave_fast`, which also rounds every transfer to nearest (see NEAREST_UNITS); every other
 row takes `_wave_wetdry`, with the rules and the z walls; `_advect_row` advects any row, with the
 front rule where a cell is dry. They index the level rings in place (see "rows" below). The
 choice depends only on the data, so it is the same in every chunk.
@@ -466,7 +468,8 @@ def _add_part(xf, zf, j, i, nx, v):
 # fast chaotic flow, stochastic rounding everywhere made the kernel differ from the float64
 # reference 10x more). The random number is one per row of faces, a hash of (step, level, face
 # row, face kind): the same in every chunk and every run, and a constant in the row's loop, which
-# stays vectorised (a number per face, read from a table, cost 11% at 1024^2).
+# stays vectorised (a number per face, read from a table, cost 11% at 1024^2). Rows deeper than
+# NEAREST_UNITS round every transfer to nearest instead (see there).
 SMALL_TRANSFER = 2.0   # units: larger transfers round to nearest
 _SMALL = np.float32(SMALL_TRANSFER)
 
@@ -488,6 +491,13 @@ def _transfer(cv, h_l, h_r, r):
     integer leaves one cell and enters the other, so no volume is made or lost."""
     x = cv * np.float32(h_l if cv > _Z else h_r)
     return np.int32(np.floor(x + (r if abs(x) < _SMALL else _HALF)))
+
+
+@njit(cache=True, fastmath=_FAST)
+def _nearest(cv, h_l, h_r):
+    """`_transfer` rounded to nearest (ties to even), for rows deeper than NEAREST_UNITS: LLVM
+    turns the int32 of rint into a single conversion instruction."""
+    return np.int32(np.rint(cv * np.float32(h_l if cv > _Z else h_r)))
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -534,7 +544,14 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dq):
 # checks, adds its runtime alias checks between the ring rows and vectorises. (Row views inside
 # the loops, splitting rows into column blocks, and fusing the loops all measured slower.)
 
-WET = 2.0 * DRY   # m: rows whose every cell is deeper than this take the loops without wet/dry rules
+WET = 2.0 * DRY   # m: the wet/dry rules are identities between cells deeper than this
+# Rows whose cells are all deeper than this many depth units (about 1 mm at the finest unit) take
+# `_wave_fast`: besides dropping the wet/dry rules it rounds every transfer to nearest, which
+# compiles to one instruction (fptosi of rint) where the stochastic rounding of `_transfer` takes
+# six, and made a 1024^2 step 6% faster. Stochastic rounding is for thin films; here a transfer
+# of half a unit is a 2^-21 part of the depth, so a face whose flow rounds to no water at all
+# moves less than 2^-21 of a cell per substep (under 2 um/s at a 4 mm cell and a 1 ms substep).
+NEAREST_UNITS = 1 << 20
 _BIG = 0x7FFFFFFF
 WRING = 8
 _WMASK = WRING - 1
@@ -628,31 +645,26 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit,
-               key):
-    """A gravity substep of interior row j whose cells and both neighbour rows are wet over one bed
-    height, without external acceleration: `_wave_wetdry` with the wet/dry rules dropped
-    (identities there). Return (the smallest new depth, the units that came in through open x
-    sides).
+def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
+    """A gravity substep of interior row j whose cells and both neighbour rows are deeper than
+    NEAREST_UNITS over one bed height, without external acceleration: `_wave_wetdry` with the
+    wet/dry rules dropped (identities there) and the transfers rounded to nearest (`_nearest`).
+    Return (the smallest new depth, the units that came in through open x sides).
 
     G[lo, pb] holds the units moved across the faces below the row (computed here when `first`),
     G[lo, pt] receives those above. The first row of a level writes no z faces below (see `_sweep`).
-    key: the level's rounding key (see `_dither`).
     """
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
     wj, wp = j & _WMASK, (j + 1) & _WMASK
     if first:
-        r = _dither(key, j, 0)
         for i in range(nx):
-            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i], r)
-    r = _dither(key, j + 1, 0)
+            G[lo, pb, i] = _nearest(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i])
     for i in range(nx):
-        G[lo, pt, i] = _transfer(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i], r)
-    r = _dither(key, j, 1)
+        G[lo, pt, i] = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
     for i in range(1, nx):
-        fx[i] = _transfer(U[li, sj, i] * cf, H[li, sj, i - 1], H[li, sj, i], r)
+        fx[i] = _nearest(U[li, sj, i] * cf, H[li, sj, i - 1], H[li, sj, i])
     low, q = _ring_depths(H, G, fx, xf, U[li, sj, 0], U[li, sj, nx], li, lo, j, pb, pt, bed, sides, side_eta, unit,
                           cs)
     for i in range(1, nx):
@@ -992,6 +1004,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     gc = np.float32(g * c * unit)
     s32 = np.float32(s)
     vc = np.float32(vcap)
+    fq = max(wq, np.int32(NEAREST_UNITS))   # rows deeper than this take `_wave_fast`
     for t in prange(chunks):
         k0 = min(t * per, nz)
         k1 = min(k0 + per, nz)
@@ -1061,10 +1074,11 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 else:
                     p = par[lev, 0]
                     if (0 < j < nz - 1 and rows[j, _EXT] == 0 and rows[j, _LEVEL] >= 0
-                            and rows[j - 1, _LEVEL] == rows[j, _LEVEL] and rows[j + 1, _LEVEL] == rows[j, _LEVEL] and low[lev - 1, (j - 1) & _RMASK] > wq
-                            and low[lev - 1, j & _RMASK] > wq and low[lev - 1, (j + 1) & _RMASK] > wq):
+                            and rows[j - 1, _LEVEL] == rows[j, _LEVEL] and rows[j + 1, _LEVEL] == rows[j, _LEVEL]
+                            and low[lev - 1, (j - 1) & _RMASK] > fq and low[lev - 1, j & _RMASK] > fq
+                            and low[lev - 1, (j + 1) & _RMASK] > fq):
                         lown, q = _wave_fast(H, U, W, gpair, fx, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
-                                             side_eta, g, cf, cs, gc, vc, vcap, unit, key0 + lev)
+                                             side_eta, g, cf, cs, gc, vc, vcap, unit)
                         if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
                             _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
                                            sides, side_eta, g, s32, gc, vc, vcap, dq, unit, BQ)
