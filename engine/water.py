@@ -10,6 +10,8 @@ only through explicit sources, and always `volume() == initial volume + source_v
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from time import perf_counter
 
@@ -194,8 +196,8 @@ class WaterGrid:
 
     def velocity_at(self, x: float, z: float) -> tuple[float, float]:
         """Horizontal water velocity (u, w) at a point, bilinear from the faces, m/s."""
-        self._open()                     # the kernel is compiled for writable arrays; it only reads
-        u, w = water_velocity(self._u, self._w, float(x), float(z), float(self.dx))
+        with self._writable("u", "w"):   # the kernel is compiled for writable arrays; it only reads
+            u, w = water_velocity(self._u, self._w, float(x), float(z), float(self.dx))
         return float(u), float(w)
 
     def damp(self, factor: float) -> None:
@@ -204,9 +206,8 @@ class WaterGrid:
         takes, but without making the step re-read them)."""
         if not 0.0 <= factor <= 1.0:
             raise ValueError(f"damp needs a factor in [0, 1] (got {factor})")
-        self._open()
-        sw.scale_velocities(self._u, self._w, np.float32(factor), self._rows)
-        self._close()
+        with self._writable("u", "w"):
+            sw.scale_velocities(self._u, self._w, np.float32(factor), self._rows)
 
     def add_volume(self, x: float, z: float, m3: float, radius: float | None = None) -> float:
         """Add (or, negative, remove) water near a point, spread smoothly over nearby cells.
@@ -259,14 +260,16 @@ class WaterGrid:
         use = self._threads(threads)
         if use != threads:
             numba.set_num_threads(use)
-        self._open()
+        fresh, self._fresh = self._fresh, 0   # should the kernel fail half way, nothing is known
+        for name in ARRAYS:                   # writable for the kernel (the flag is part of a numba signature)
+            self.__dict__["_" + name].flags.writeable = True
         try:
             t0 = perf_counter()
             status, t, n, inflow = sw.advance(
                 self._h, self._bed, self._u, self._w, self._ax, self._az, self._rows, self._inflow, self._scale,
                 self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
                 sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self._h.shape[0], use),
-                self._steps, self._fresh)
+                self._steps, fresh)
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
                 recent.append((perf_counter() - t0) / (n * self._h.size))
@@ -283,24 +286,28 @@ class WaterGrid:
             self._ax[pushed[pushed < self._ax.shape[0]]] = 0.0
             self._az[pushed] = 0.0
             self._rows[:, sw._EXT] = 0
-        # the step left every statistic exact for the state it wrote (ax and az now all +0.0)
+        # the step left every statistic exact for the state it wrote (ax and az now all +0.0); the
+        # arrays are read-only until taken from the grid again (see `_Live`)
         self._fresh = sw.ALL_FRESH
-        self._close()
+        for name in ARRAYS:
+            self.__dict__["_" + name].flags.writeable = False
         if status != sw.OK:
             raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
-    def _open(self) -> None:
-        """Make the arrays writable for the grid's own kernels (the flag is part of a numba signature)."""
-        for name in ARRAYS:
-            a = self.__dict__["_" + name]
-            if not a.flags.writeable:
-                a.flags.writeable = True
-
-    def _close(self) -> None:
-        """Make the arrays read-only until taken from the grid again (see `_Live`)."""
-        for name in ARRAYS:
-            self.__dict__["_" + name].flags.writeable = False
+    @contextmanager
+    def _writable(self, *names: str) -> Iterator[None]:
+        """The arrays `names` writable within, for the grid's own kernels (numba compiles read-only
+        arrays separately), then as they were."""
+        arrays = [self.__dict__["_" + name] for name in names]
+        was = [a.flags.writeable for a in arrays]
+        for a in arrays:
+            a.flags.writeable = True
+        try:
+            yield
+        finally:
+            for a, flag in zip(arrays, was):
+                a.flags.writeable = flag
 
     def _threads(self, available: int) -> int:
         """How many threads this step runs on: one for small grids, else whichever was timed faster.
