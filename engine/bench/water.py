@@ -106,7 +106,8 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     pieces before it left, as a grid's step does when nothing was written). A pass of k substeps takes
     pass + k substep; the differences between passes of 1, k and 1 + k levels give the parts
     (medians of several timings, on `threads` threads)."""
-    h, bed, u, w = (grid.read(name).copy() for name in ("h", "bed", "u", "w"))   # copies: writable, as the kernel takes them
+    # copies: writable, as the kernel takes them
+    h, bed, u, w = (grid.read(name).copy() for name in ("h", "bed", "u", "w"))
     ax, az = np.zeros_like(u), np.zeros_like(w)
     nz, nx = h.shape
     rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
@@ -198,7 +199,8 @@ def run(quick: bool) -> dict[str, Any]:
         ref_s = _time_reference(grid, substeps, whole_step=n <= 512)
         cells = n * n
         bw = bandwidth(STATE_BYTES * cells)   # copying the state's worth into as much again
-        parts = sw.advections_for(DT, grid.dx, max(float(np.abs(grid.read("u")).max()), float(np.abs(grid.read("w")).max())))
+        vmax = max(float(np.abs(grid.read("u")).max()), float(np.abs(grid.read("w")).max()))
+        parts = sw.advections_for(DT, grid.dx, vmax)
         levels = parts + substeps
         passes = -(-levels // sw.MAX_LEVELS)
         bed = grid.read("bed")
