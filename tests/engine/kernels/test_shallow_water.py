@@ -262,8 +262,8 @@ def test_small_transfers_round_stochastically_to_their_exact_mean():
 
 def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
     """`_stats` marks rows whose bed is one height (the _LEVEL column); a pass loads them from that
-    height alone (`_load_level_depths`), and must get the units, leftovers and bed units that
-    reading the bed row gives."""
+    height alone (`_load_level_depths`, and `_level_bed_units` where the wet/dry loops need them),
+    and must get the units, leftovers and bed units that reading the bed row gives."""
     rng = np.random.default_rng(3)
     nz, nx = 4, 37
     bed = np.full((nz, nx), 0.123456789)
@@ -279,6 +279,7 @@ def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
     units_a, units_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
     bq_a, bq_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
     low_a = sw._load_depths(src_a, bed[0], units_a, bq_a, scale)
-    low_b = sw._load_level_depths(src_b, bed[0, 0], units_b, bq_b, scale)
+    low_b = sw._load_level_depths(src_b, bed[0, 0], units_b, scale)
+    sw._level_bed_units(bq_b, bed[0, 0], scale)
     assert low_a == low_b
     assert np.array_equal(units_a, units_b) and np.array_equal(bq_a, bq_b) and np.array_equal(src_a, src_b)
