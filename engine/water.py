@@ -261,8 +261,7 @@ class WaterGrid:
         if use != threads:
             numba.set_num_threads(use)
         fresh, self._fresh = self._fresh, 0   # should the kernel fail half way, nothing is known
-        for name in ARRAYS:                   # writable for the kernel (the flag is part of a numba signature)
-            self.__dict__["_" + name].flags.writeable = True
+        self._set_writable(True)              # for the kernel: the flag is part of a numba signature
         try:
             t0 = perf_counter()
             status, t, n, inflow = sw.advance(
@@ -289,12 +288,15 @@ class WaterGrid:
         # the step left every statistic exact for the state it wrote (ax and az now all +0.0); the
         # arrays are read-only until taken from the grid again (see `_Live`)
         self._fresh = sw.ALL_FRESH
-        for name in ARRAYS:
-            self.__dict__["_" + name].flags.writeable = False
+        self._set_writable(False)
         if status != sw.OK:
             raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
+    def _set_writable(self, flag: bool) -> None:
+        for name in ARRAYS:
+            self.__dict__["_" + name].flags.writeable = flag
+
     @contextmanager
     def _writable(self, *names: str) -> Iterator[None]:
         """The arrays `names` writable within, for the grid's own kernels (numba compiles read-only

@@ -586,7 +586,8 @@ class Game:
         nz, nx = water.shape
         reach = 3.0 * r
         # x faces sit at (i dx, (k + 1/2) dx), z faces at ((i + 1/2) dx, k dx)
-        for arr, vel, v, ox, oz in ((water.ax, water.read("u"), vx, 0.0, 0.5), (water.az, water.read("w"), vz, 0.5, 0.0)):
+        faces = ((water.ax, water.read("u"), vx, 0.0, 0.5), (water.az, water.read("w"), vz, 0.5, 0.0))
+        for arr, vel, v, ox, oz in faces:
             nk, ni = arr.shape
             i0, i1 = max(0, int((cx - reach) / dx - ox)), min(ni, int((cx + reach) / dx - ox) + 2)
             k0, k1 = max(0, int((cz - reach) / dx - oz)), min(nk, int((cz + reach) / dx - oz) + 2)

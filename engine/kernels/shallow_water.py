@@ -496,7 +496,7 @@ def _transfer(cv, h_l, h_r, r):
     substep, cv = v s / dx (float32), times the upwind depth (units), rounded: stochastically
     below SMALL_TRANSFER units (with r from `_dither`), else to nearest. The same
     integer leaves one cell and enters the other, so no volume is made or lost."""
-    x = cv * np.float32(h_l if cv > _Z else h_r)
+    x = _upwind(cv, h_l, h_r)
     return np.int32(np.floor(x + (r if abs(x) < _SMALL else _HALF)))
 
 
@@ -504,7 +504,13 @@ def _transfer(cv, h_l, h_r, r):
 def _nearest(cv, h_l, h_r):
     """`_transfer` rounded to nearest (ties to even), for rows deeper than NEAREST_UNITS: LLVM
     turns the int32 of rint into a single conversion instruction."""
-    return np.int32(np.rint(cv * np.float32(h_l if cv > _Z else h_r)))
+    return np.int32(np.rint(_upwind(cv, h_l, h_r)))
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _upwind(cv, h_l, h_r):
+    """cv times the upwind depth (units), float32: what a face moves before rounding."""
+    return cv * np.float32(h_l if cv > _Z else h_r)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -941,13 +947,20 @@ def _load_depths(src, bed, dst, bq, scale):
     m = np.int32(_BIG)
     for i in range(src.shape[0]):
         b = bed[i]
-        bu = np.floor(b * scale + 0.5)
+        bu = _bed_units(b, scale)
         q = _units(src[i], b, bu, scale)
         src[i] -= q * unit
         dst[i] = np.int32(q)
         bq[i] = np.int32(bu)
         m = min(m, dst[i])
     return m
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _bed_units(b, scale):
+    """A bed height b, m, in whole units (float), rounded to nearest; every loader uses this rule,
+    so a level row's units (`_level_bed_units`) are those `_load_depths` would give."""
+    return np.floor(b * scale + 0.5)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -962,7 +975,7 @@ def _load_level_depths(src, b, dst, scale):
     reading the bed row (a pass over a level pool then moves 8 bytes less per cell); the bed's
     units are `_level_bed_units`, written only where needed (see BRING)."""
     unit = 1.0 / scale
-    bu = np.floor(b * scale + 0.5)
+    bu = _bed_units(b, scale)
     m = np.int32(_BIG)
     for i in range(src.shape[0]):
         q = _units(src[i], b, bu, scale)
@@ -975,7 +988,7 @@ def _load_level_depths(src, b, dst, scale):
 @njit(cache=True, fastmath=_FAST)
 def _level_bed_units(bq, b, scale):
     """bq[:] = a bed b m high everywhere, in units: what `_load_depths` gives for such a row."""
-    ibu = np.int32(np.floor(b * scale + 0.5))
+    ibu = np.int32(_bed_units(b, scale))
     for i in range(bq.shape[0]):
         bq[i] = ibu
 

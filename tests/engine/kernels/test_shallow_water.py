@@ -91,7 +91,8 @@ def test_kernel_equals_numpy_reference_after_100_steps(sides, nz, nx, dx, depth,
     assert inflow == pytest.approx(inflow_ref, rel=1e-5, abs=1e-12)
     assert (h >= 0.0).all()
     if flat:
-        assert h.min() * 2.0 ** sw.MAX_SHIFT > sw.NEAREST_UNITS  # deep everywhere: every interior row took the fast loops
+        # deep everywhere: every interior row took the fast loops
+        assert h.min() * 2.0 ** sw.MAX_SHIFT > sw.NEAREST_UNITS
     else:
         assert (h == 0.0).any()  # the island stayed dry: the wet/dry rule was exercised
 
