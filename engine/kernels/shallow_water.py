@@ -923,11 +923,11 @@ def _store_parts(h, row, xf, zf, j, unit):
 
 @njit(cache=True)
 def _store_velocities(src, dst):
-    """dst[:] = src (a float32 ring row into the float32 grid); return the largest |dst[i]| as
-    the bit pattern of the same value in float64 (see NSTAT)."""
+    """dst[:] = src[:len(dst)] (a float32 ring row, which may be padded, into the float32 grid);
+    return the largest |dst[i]| as the bit pattern of the same value in float64 (see NSTAT)."""
     bits = src.view(np.int32)
     m = 0
-    for i in range(src.shape[0]):
+    for i in range(dst.shape[0]):
         dst[i] = src[i]
         m = max(m, bits[i] & _ABS32)
     return _widen_bits(m)
@@ -1004,6 +1004,22 @@ def _need_bed_units(BQ, held, bed, j, nz, scale):
             held[r & _BMASK] = r
 
 
+# Rings start on cache lines: a 64-byte vector load or store that straddles two lines costs two,
+# and numba aligns its arrays to 32 bytes only. Face rows of U (nx + 1 values) are padded to whole
+# lines and placed so that face 1, where the face loops start, begins a line. A 1024^2 substep
+# took 10% less time for it (0.37 against 0.42 ms, three runs).
+_LINE = 16     # 4-byte values per 64-byte cache line
+
+
+@njit(cache=True)
+def _lined(a, b, stride, lead, dtype):
+    """An empty (a, b, stride) array of a 4-byte dtype whose rows' element `lead` each begin a
+    cache line when stride is a multiple of _LINE (else only the first row's)."""
+    buf = np.empty(a * b * stride + _LINE, dtype=dtype)
+    off = ((-(buf.ctypes.data + 4 * lead)) % (4 * _LINE)) // 4
+    return buf[off:off + a * b * stride].reshape((a, b, stride))
+
+
 @njit(cache=True)
 def _copy_row(src, dst):
     """dst[:] = src, converting between float64 (the grid) and float32 (the ring) as needed."""
@@ -1067,17 +1083,17 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
             continue
         lo = max(0, k0 - reach)
         hi = min(nz - 1, k1 - 1 + reach - 1)
-        H = np.empty((levels + 1, RING, nx), dtype=np.int32)
-        U = np.empty((levels + 1, RING, nx + 1), dtype=np.float32)
-        W = np.empty((levels + 1, WRING, nx), dtype=np.float32)
+        H = _lined(levels + 1, RING, nx, 0, np.int32)
+        U = _lined(levels + 1, RING, (nx + _LINE) // _LINE * _LINE, 1, np.float32)
+        W = _lined(levels + 1, WRING, nx, 0, np.float32)
         low = np.empty((levels + 1, RING), dtype=np.int64)
-        wpair = np.empty((levels + 1, 2, nx), dtype=np.float32)
-        gpair = np.empty((levels + 1, 2, nx), dtype=np.int32)
+        wpair = _lined(levels + 1, 2, nx, 0, np.float32)
+        gpair = _lined(levels + 1, 2, nx, 0, np.int32)
         par = np.zeros((levels + 1, 1), dtype=np.int64)
         wf_row = np.full(levels + 1, -2, dtype=np.int64)   # per level: the last row `_wave_wetdry` did
-        ua = np.empty(nx + 1, dtype=np.float32)
-        fx = np.empty(nx + 1, dtype=np.int32)
-        BQ = np.empty((BRING, nx), dtype=np.int32)   # the bed in units, rows r & _BMASK
+        ua = _lined(1, 1, nx + 1, 1, np.float32)[0, 0]
+        fx = _lined(1, 1, nx + 1, 1, np.int32)[0, 0]
+        BQ = _lined(1, BRING, nx, 0, np.int32)[0]   # the bed in units, rows r & _BMASK
         held = np.full(BRING, -1, dtype=np.int64)      # the row each slot of BQ holds
         xf = np.zeros((nz, 2))           # the edge cells' parts of a unit (see `_part`)
         zf = np.zeros((2, nx))
