@@ -284,3 +284,22 @@ def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
     sw._level_bed_units(bq_b, bed[0, 0], scale)
     assert low_a == low_b
     assert np.array_equal(units_a, units_b) and np.array_equal(bq_a, bq_b) and np.array_equal(src_a, src_b)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+@pytest.mark.parametrize("nx", [1, 15, 100, 1024])
+def test_ring_rows_begin_on_cache_lines(dtype, nx):
+    """`_lined` gives the pass's rings: element `lead` of every row starts a 64-byte line (a vector
+    load across two lines costs two), whatever numba's own 32-byte alignment gave; face rows are
+    padded to whole lines so that face 1 begins one in every row."""
+    stride = (nx + sw._LINE) // sw._LINE * sw._LINE       # as `_sweep` sizes the U ring
+    for _ in range(8):                                    # allocations land at varying offsets
+        faces = sw._lined(3, sw.RING, stride, 1, dtype)
+        cells = sw._lined(2, 5, stride, 0, dtype)
+        assert faces.shape == (3, sw.RING, stride) and faces.dtype == dtype and faces.flags.c_contiguous
+        assert stride >= nx + 1 and stride % sw._LINE == 0
+        for a, lead in ((faces, 1), (cells, 0)):
+            starts = {a[l, s, lead:].ctypes.data % 64 for l in range(a.shape[0]) for s in range(a.shape[1])}
+            assert starts == {0}
+        faces[...] = 7                                    # the whole array is usable memory
+        assert int(faces.sum()) == 7 * faces.size
