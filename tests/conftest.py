@@ -23,6 +23,25 @@ def _fresh_esper():
     esper.switch_world("default")
 
 
+def _gl_window(width: int, height: int):
+    """A hidden window whose GL context is current, for tests that draw. Where GL is missing the
+    test is skipped with the reason, but not in CI (CI set), which must render frames headless."""
+    from engine.render.context import ContextError, create_context
+    try:
+        return create_context(width, height, headless=os.environ.get("PYGLET_HEADLESS", "true").lower() != "false")
+    except ContextError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must render frames headless: {exc}")
+        pytest.skip(f"no OpenGL here: {exc}")
+
+
+@pytest.fixture(scope="session")
+def gl_window():
+    """make(width, height): a hidden window with a current GL context, or the test skipped (failed
+    in CI) where there is no OpenGL."""
+    return _gl_window
+
+
 @pytest.fixture
 def root():
     return ROOT

@@ -35,7 +35,9 @@ def test_markdown_table_is_the_rows():
     assert len(md) == 2 + len(CONTROLS)
 
 
-def test_key_symbols_are_pygletss():
+def test_key_symbols_are_pyglets():
+    from engine.render.context import select_backend
+    select_backend()                     # as the game does: headless needs no GL just for the key codes
     from pyglet.window import key, mouse
     for name, sym in KEY_SYMBOLS.items():
         assert getattr(key, name) == sym, name

@@ -12,9 +12,8 @@ W, H = 320, 180
 
 
 @pytest.fixture(scope="module")
-def window():
-    from engine.render.context import create_context
-    win = create_context(W, H, headless=True)
+def window(gl_window):
+    win = gl_window(W, H)
     yield win
     win.close()
 
