@@ -303,3 +303,18 @@ def test_ring_rows_begin_on_cache_lines(dtype, nx):
             assert starts == {0}
         faces[...] = 7                                    # the whole array is usable memory
         assert int(faces.sum()) == 7 * faces.size
+
+
+@pytest.mark.parametrize("m,per_line", [(1, 8), (7, 8), (1024, 8), (1025, 16), (1024, 16), (100, 16)])
+def test_prefetch_shares_cover_every_cache_line_of_a_row(m, per_line):
+    """A pass hints the next grid row a share per level (`_prefetch_share`): for any number of
+    levels the shares together must hint the first value of every cache line of the row, and
+    nothing outside it."""
+    lines = set(range(0, m, per_line))
+    for n in range(1, 12):
+        hinted = set()
+        for k in range(n):
+            start, stop = sw._share(m, k, n, per_line)
+            assert start % per_line == 0 and 0 <= start and stop <= m
+            hinted |= set(range(start, stop, per_line))
+        assert hinted == lines, n
