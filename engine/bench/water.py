@@ -39,8 +39,8 @@ DT = 1.0 / 120.0
 SIZES = (128, 256, 512, 1024, 2048)
 QUICK_SIZES = (128, 256, 512)
 TARGETS = {512: 8.0, 1024: 2.0}          # simulated s per wall s wanted on the 2-core machine
-# bytes per cell a pass must move: read h (float64) and u, w (float32), and the bed (float64) on rows
-# whose bed is not one height; write h, u, w
+# bytes per cell a pass must move: read h (float64) and u, w (float32), and the bed (float64) on
+# rows whose bed is not one height; write h, u, w
 PASS_BYTES = 8 + 4 + 4 + 8 + 4 + 4
 BED_BYTES = 8
 # bytes per cell a step reads first when every array was written since the last one, for the CFL
@@ -103,9 +103,9 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     the statistics read (`_stats`), one pass's loads and stores, a gravity substep and an
     advection part, and a whole step timed among them (the machines are shared: parts and step
     are timed under the same load, so they may be compared; the step reuses the statistics the
-    pieces before it left, as a grid's step does when nothing was written). A pass of k substeps takes
-    pass + k substep; the differences between passes of 1, k and 1 + k levels give the parts
-    (medians of several timings, on `threads` threads)."""
+    pieces before it left, as a grid's step does when nothing was written). A pass of k substeps
+    takes pass + k substep; the differences between passes of 1, k and 1 + k levels give the
+    parts (medians of several timings, on `threads` threads)."""
     # copies: writable, as the kernel takes them
     h, bed, u, w = (grid.read(name).copy() for name in ("h", "bed", "u", "w"))
     ax, az = np.zeros_like(u), np.zeros_like(w)

@@ -584,9 +584,9 @@ def _ring_depths(H, G, fx, xf, u_first, u_last, li, lo, j, pb, pt, bed, sides, s
     """New depths of ring row j (units) from the units its faces move (fx interior, G[lo, pb]
     below, G[lo, pt] above): first the x-wall ones (zero, or the open condition for the wall
     faces' velocities u_first, u_last; cs = s / (dx unit); the parts of a unit into xf[j], see
-    `_part`), then h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max, the depth in
-    through the x walls in units): the max only absorbs the rare unit of round-off (CLAMP keeps
-    every outflow within the cell's water); a depth below _WRAPPED overflowed int32."""
+    `_part`), then h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max,
+    the depth in through the x walls in units): the max only absorbs the rare unit of round-off
+    (CLAMP keeps every outflow within the cell's water); a depth below _WRAPPED overflowed int32."""
     m = _RMASK
     nx = H.shape[2]
     sj = j & m
@@ -1044,8 +1044,8 @@ def _prefetch(typingctx, row, i):
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
         i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32]),
-                                            "llvm.prefetch.p0i8")
+        kind = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, kind, "llvm.prefetch.p0i8")
         builder.call(fn, [i8p, ir.Constant(i32, 0), ir.Constant(i32, 2), ir.Constant(i32, 1)])
         return context.get_dummy_value()
     return sig, codegen
@@ -1090,9 +1090,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     Level l rounds with the key key0 + l (see `_dither`).
     `rows` must hold `_stats` of the state the step started from (the pass reads its _EXT and
     _LEVEL columns); the pass fills its _H and _V columns with the statistics of the new state
-    (exactly: what `_stats` would find),
-    and `inflow` with the m^3 per owned row that came in through open sides, summed over the
-    substeps.
+    (exactly: what `_stats` would find), and `inflow` with the m^3 per owned row that came in
+    through open sides, summed over the substeps.
     """
     nz, nx = h.shape
     levels = kinds.shape[0]
