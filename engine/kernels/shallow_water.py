@@ -718,9 +718,12 @@ def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_et
             U[lo, sj, i] = _push(U[li, sj, i], np.float32(np.int32(H[lo, sj, i] - H[lo, sj, i - 1])), _Z, gc, vc)
     else:
         W[lo, wj, 0] = _push(W[li, wj, 0], np.float32(np.int32(H[lo, sj, 0] - H[lo, sm, 0])), _Z, gc, vc)
-        for i in range(1, nx):
-            U[lo, sj, i] = _push(U[li, sj, i], np.float32(np.int32(H[lo, sj, i] - H[lo, sj, i - 1])), _Z, gc, vc)
-            W[lo, wj, i] = _push(W[li, wj, i], np.float32(np.int32(H[lo, sj, i] - H[lo, sm, i])), _Z, gc, vc)
+        for i in range(1, nx):   # both faces before either store: LLVM then loads H[lo, sj, i] once
+            hc = H[lo, sj, i]
+            un = _push(U[li, sj, i], np.float32(np.int32(hc - H[lo, sj, i - 1])), _Z, gc, vc)
+            wn = _push(W[li, wj, i], np.float32(np.int32(hc - H[lo, sm, i])), _Z, gc, vc)
+            U[lo, sj, i] = un
+            W[lo, wj, i] = wn
     _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
     return low, e
 
