@@ -93,8 +93,8 @@ RUNAWAY = 1000.0    # m/s: a water speed above this is a runaway
 ADVECT_CFL = 1.0
 
 # Pipeline shape (see the module docstring): each level (an advection part or a gravity substep)
-# trails the one before by LAG rows and keeps RING cell rows (a power of two >= LAG + 2) and WRING
-# z-face rows (see "rows" below). Up to MAX_LEVELS levels share one pass over the grid; more take
+# trails the one before by LAG rows and keeps RING cell rows (a power of two >= LAG + 2) and RING
+# z-face rows plus the wall's (see "rows" below). Up to MAX_LEVELS levels share one pass over the grid; more take
 # more passes, of equal size.
 LAG = 2
 RING = 4
@@ -555,8 +555,8 @@ def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dq):
 # The row kernels index the level rings in place, [level, slot, i], reading level li and writing
 # level lo: numba reference-counts every array view, and for a 512-cell row the views (and the
 # calls that pass them) cost as much as the arithmetic. Rings: H and U keep RING rows per level
-# (row r in slot r & _RMASK); W keeps WRING face rows (face k in slot k & _WMASK), room for the
-# wall face row nz too. Loops run over whole rows from constant starts, one job each and
+# (row r in slot r & _RMASK); W keeps RING face rows (face k in slot k & _WMASK) and the wall face
+# row nz in slot WALL (`_wslot`). Loops run over whole rows from constant starts, one job each and
 # branch-free (upwind choices and wet/dry are selects): LLVM then drops numba's negative-index
 # checks, adds its runtime alias checks between the ring rows and vectorises. (Row views inside
 # the loops, splitting rows into column blocks, and fusing the loops all measured slower.)
@@ -570,8 +570,20 @@ WET = 2.0 * DRY   # m: the wet/dry rules are identities between cells deeper tha
 # moves less than 2^-21 of a cell per substep (under 2 um/s at a 4 mm cell and a 1 ms substep).
 NEAREST_UNITS = 1 << 20
 _BIG = 0x7FFFFFFF
-WRING = 8
-_WMASK = WRING - 1
+# A level reads z faces j - 1 .. j + 2 of the level before, which has written up to face j + 2:
+# four live rows, and the wall face nz apart. Eight slots (room for the wall row too) made the
+# rings 160 KB larger per thread at 1024 cells a row, likely pushing the grid rows a pass holds
+# from load to store out of L2: a 1024^2 step took 0.17 ms (4%) longer (paired medians of 8
+# processes, twice).
+WRING = RING + 1
+_WMASK = RING - 1
+WALL = RING
+
+
+@njit(cache=True, inline="always")
+def _wslot(k, nz):
+    """The W ring slot of z-face row k (nz: the wall face above the last row)."""
+    return WALL if k == nz else k & _WMASK
 # The bed in depth units, per row as a pass loads it: level l of iteration it reads bed rows
 # it - 2 l - 1 .. it - 2 l + 1, so the ring keeps BRING >= 2 MAX_LEVELS + 2 rows. Only the wet/dry
 # loops read it: a row over one bed height is written into the ring when such a loop first needs
@@ -667,7 +679,7 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
                 W[lo, wj, i] = _accelerate(WF[lo, pb, i], H[lo, sm, i], BQ[(j - 1) & _BMASK, i], H[lo, sj, i],
                                            BQ[j & _BMASK, i], _Z, gc, vc, dq)
     if j == nz - 1:
-        wt = nz & _WMASK
+        wt = WALL
         for i in range(nx):
             W[lo, wt, i] = (_open_velocity((H[lo, sj, i] + _part(xf, zf, j, i, nx)) * unit, bed[j, i], side_eta[3], g,
                                            1.0, vcap) if sides[3] == OPEN else 0.0)
@@ -745,7 +757,7 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, max(j - 1, 0) & m, min(j + 1, nz - 1) & m
-    wj, wb, wp, wpp = j & _WMASK, (j - 1) & _WMASK, (j + 1) & _WMASK, (j + 2) & _WMASK
+    wj, wb, wp, wpp = j & _WMASK, (j - 1) & _WMASK, _wslot(j + 1, nz), _wslot(j + 2, nz)
     ua[0] = U[li, sj, 0]
     ua[nx] = U[li, sj, nx]
     for i in range(1, nx):
@@ -820,7 +832,7 @@ def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dq):
     m = _RMASK
     nx = H.shape[2]
     sj, sm, sp = j & m, max(j - 1, 0) & m, min(j + 1, nz - 1) & m
-    wj, wb, wp = j & _WMASK, (j - 1) & _WMASK, (j + 1) & _WMASK
+    wj, wb, wp = j & _WMASK, (j - 1) & _WMASK, _wslot(j + 1, nz)
     cq = c * _QUARTER
     for i in range(nx):
         H[lo, sj, i] = H[li, sj, i]
@@ -835,7 +847,7 @@ def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dq):
         for i in range(1, nx):
             U[lo, sj, i] = _front(U[lo, sj, i], H[li, sj, i - 1], H[li, sj, i], U[li, sj, i - 1], U[li, sj, i + 1], dq)
     if j == nz - 1:
-        wt = nz & _WMASK
+        wt = WALL
         for i in range(nx):
             W[lo, wt, i] = W[li, wt, i]
     if j == 0:
@@ -1197,7 +1209,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, r & _WMASK])
                 if r == nz - 1:
-                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, nz & _WMASK])
+                    _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, WALL])
             for lev in range(1, levels + 1):
                 rn = it + 1              # the next row to load: a share of it per level (see _prefetch)
                 if k0 <= rn < k1:
@@ -1246,7 +1258,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     rows[j, _H] = pm if j == 0 or j == nz - 1 else max(hm, pm)
                     vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, j & _WMASK], w[j]))
                     if j == nz - 1:
-                        _copy_row(W[lev, nz & _WMASK], w[nz])
+                        _copy_row(W[lev, WALL], w[nz])
                         rows[nz, _H] = 0
                         rows[nz, _V] = _max_bits32(w[nz])
                     rows[j, _V] = vm
