@@ -122,13 +122,14 @@ def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]
     halos = (np.empty((chunks, 2 * reach + 1, nx)), np.empty((chunks, 2 * reach + 1, nx + 1), np.float32),
              np.empty((chunks, 2 * reach + 1, nx), np.float32))
     wrapped = np.zeros(chunks, dtype=np.int64)
+    lefts = np.zeros(nz, dtype=np.bool_)
     sw._stats(h, bed, u, w, ax, az, rows, 0)   # a pass reads the rows' level beds and pushes from here
 
     def sweep(kinds: list[int]) -> float:
         plan = np.array(kinds, dtype=np.int64)
         t = time.perf_counter()
         sw._sweep(h, bed, u, w, ax, az, plan, rows, inflow, grid._sides, grid._side_eta, grid.gravity, grid.dx,
-                  s, DT, vcap, scale, dq, wq, chunks, *halos, wrapped, 0)
+                  s, DT, vcap, scale, dq, wq, chunks, *halos, wrapped, lefts, 0)
         return time.perf_counter() - t
 
     def stats() -> float:

