@@ -94,8 +94,8 @@ ADVECT_CFL = 1.0
 
 # Pipeline shape (see the module docstring): each level (an advection part or a gravity substep)
 # trails the one before by LAG rows and keeps RING cell rows (a power of two >= LAG + 2) and RING
-# z-face rows plus the wall's (see "rows" below). Up to MAX_LEVELS levels share one pass over the grid; more take
-# more passes, of equal size.
+# z-face rows plus the wall's (see "rows" below). Up to MAX_LEVELS levels share one pass over the
+# grid; more take more passes, of equal size.
 LAG = 2
 RING = 4
 _RMASK = RING - 1
