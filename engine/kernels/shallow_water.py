@@ -46,14 +46,13 @@ choice depends only on the data, so it is the same in every chunk.
 Every kernel has one fixed set of numba flags: `_sweep`, `_stats` and `scale_velocities` use
 prange and are compiled parallel; the rest are serial. The fast row kernels and the statistics
 helpers are inlined into them (inline="always": 3-5% faster each at 512^2); inlining the row
-loads and stores measured 10% slower, so those stay calls. Loops are kept
-branch-free (upwind choices are selects, wet/dry a select) so LLVM vectorises each, and mostly
-separate: `_wave_fast`, the row kernel that runs most, has two loops of about seven row streams
-each (3% faster at 1024^2 than five loops); one loop of 13 streams, more than the L1's 8 ways,
-measured 15% slower, and fusing the advection's two loops gained nothing. The next row to load is
-prefetched by hand, a share per level
-(`_prefetch`). fastmath here allows reassociation and FMA but never assumes finite values, so
-NaN and infinities are still caught.
+loads and stores measured 10% slower, so those stay calls. Loops are kept branch-free (upwind
+choices are selects, wet/dry a select) so LLVM vectorises each, and mostly separate: `_wave_fast`,
+the row kernel that runs most, has two loops of about seven row streams each (3% faster at 1024^2
+than five loops); one loop of 13 streams, more than the L1's 8 ways, measured 15% slower, and
+fusing the advection's two loops gained nothing. The next row to load is prefetched by hand, a
+share per level (`_prefetch`). fastmath here allows reassociation and FMA but never assumes finite
+values, so NaN and infinities are still caught.
 `engine.kernels.reference` is the same scheme in plain numpy.
 """
 from __future__ import annotations
@@ -687,7 +686,7 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
+def _wave_fast(H, U, W, G, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
     """A gravity substep of interior row j whose cells and both neighbour rows are deeper than
     NEAREST_UNITS over one bed height, without external acceleration: `_wave_wetdry` with the
     wet/dry rules dropped (identities there) and the transfers rounded to nearest (`_nearest`).
@@ -696,11 +695,12 @@ def _wave_fast(H, U, W, G, fx, xf, li, lo, j, first, pb, pt, bed, sides, side_et
     G[lo, pb] holds the units moved across the faces below the row (computed here when `first`),
     G[lo, pt] receives those above. The first row of a level writes no z faces below (see `_sweep`).
 
-    Two loops instead of `_wave_wetdry`'s five: the z fluxes above, the x fluxes and the new depths
-    in one, each cell's x flux on the left carried over from the cell before (fx holds only the two
-    wall fluxes); the x and z faces in the other. 11 loads and 4 stores a cell instead of 17 and 5;
-    a 1024^2 step took 0.12 ms (3%) less for it (paired medians of 8 runs), bit for bit the same.
-    Fusing both loops into one was 0.6 ms slower: its 13 row streams crowd the 8-way L1.
+    Two loops instead of `_wave_wetdry`'s five: the z fluxes above, the x fluxes and the new
+    depths in one, each cell's x flux on the left carried over from the cell before
+    (`_wall_units` gives the two wall faces'); the x and z faces in the other. 11 loads and 4
+    stores a cell instead of 17 and 5; a 1024^2 step took 0.12 ms (3%) less for it (paired
+    medians of 8 runs), bit for bit the same. Fusing both loops into one was 0.6 ms slower: its
+    13 row streams crowd the 8-way L1.
     """
     m = _RMASK
     nx = H.shape[2]
@@ -1020,7 +1020,7 @@ def _keep_leftovers(src, units, unit):
     """src[:] -= units * unit: what each cell holds beyond its whole units, m (exactly what the
     loaders compute: units are whole numbers below 2^31, exact in float64). Rows loaded from a
     state the scheme wrote hold none (most rows, most steps), and then neither this loop nor
-    `_store_row`'s read of it runs: a 1024^2 step took 0.27 ms (6%) less without them."""
+    `_store_row`'s read of it runs: a 1024^2 step took 0.26 ms (6%) less without them."""
     for i in range(src.shape[0]):
         src[i] -= units[i] * unit
 
@@ -1237,9 +1237,10 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 _copy_row(ws, W[0, r & _WMASK])
                 if r == nz - 1:
                     _copy_row(w[nz] if k1 == nz else halo_w[t, reach + nz - k1], W[0, WALL])
+            rn = it + 1                  # the next row to load: a share of it per level (see _prefetch)
+            hint = k0 <= rn < k1
             for lev in range(1, levels + 1):
-                rn = it + 1              # the next row to load: a share of it per level (see _prefetch)
-                if k0 <= rn < k1:
+                if hint:
                     _prefetch_share(h[rn], lev - 1, levels, _LINE_F64)
                     _prefetch_share(u[rn], lev - 1, levels, _LINE)
                     _prefetch_share(w[rn], lev - 1, levels, _LINE)
@@ -1258,7 +1259,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                             and rows[j - 1, _LEVEL] == rows[j, _LEVEL] and rows[j + 1, _LEVEL] == rows[j, _LEVEL]
                             and low[lev - 1, (j - 1) & _RMASK] > fq and low[lev - 1, j & _RMASK] > fq
                             and low[lev - 1, (j + 1) & _RMASK] > fq):
-                        lown, q = _wave_fast(H, U, W, gpair, fx, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
+                        lown, q = _wave_fast(H, U, W, gpair, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
                                              side_eta, g, cf, cs, gc, vc, vcap, unit)
                         if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
                             _need_bed_units(BQ, held, bed, j, nz, scale)
