@@ -295,7 +295,8 @@ def test_rows_of_whole_units_load_and_store_without_leftovers(level):
     nx, scale = 37, 2.0 ** 29
     unit = 1.0 / scale
     bed = np.full(nx, 0.0 if level else 0.1)
-    bed[3] = bed[3] if level else 0.25
+    if not level:
+        bed[3] = 0.25                                          # a bed of more than one height
     units = np.arange(nx, dtype=np.int32) * 1000 + 2 ** 27
     stored = np.zeros(nx)
     sw._store_row(units, stored, scale, False)                 # as a pass leaves a row
