@@ -1104,7 +1104,8 @@ _LINE = 16     # 4-byte values per 64-byte cache line
 @njit(cache=True)
 def _lined(a, b, stride, lead, dtype):
     """An empty (a, b, stride) array of a 4-byte dtype whose rows' element `lead` each begin a
-    cache line when stride is a multiple of _LINE (else only the first row's)."""
+    cache line when stride is a multiple of _LINE (else only the first row's). The buffer runs
+    on past the last row, so reading one value beyond any row (as `_wave_fast` does) stays in it."""
     buf = np.empty(a * b * stride + _LINE, dtype=dtype)
     off = ((-(buf.ctypes.data + 4 * lead)) % (4 * _LINE)) // 4
     return buf[off:off + a * b * stride].reshape((a, b, stride))
