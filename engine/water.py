@@ -117,6 +117,7 @@ class WaterGrid:
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
     _pace: dict[int, list[float]] = field(init=False, repr=False)  # threads -> recent s per cell-substep
+    _splits: dict[int, NDArray[np.int64]] = field(init=False, repr=False)  # chunks -> a pass's row chunks
     _steps: int = field(default=0, init=False, repr=False)
     _last_threads: int = field(default=0, init=False, repr=False)
     _fresh: int = field(default=0, init=False, repr=False)  # FRESH_* bits: which statistics in _rows are exact
@@ -149,6 +150,7 @@ class WaterGrid:
         self._scale = np.zeros(1)   # the kernel's depth units per m in the last step (0: none yet)
         self._sources = {}
         self._pace = {}
+        self._splits = {}
 
     @classmethod
     def from_level(cls, level: Level) -> "WaterGrid":
@@ -267,8 +269,7 @@ class WaterGrid:
             status, t, n, inflow = sw.advance(
                 self._h, self._bed, self._u, self._w, self._ax, self._az, self._rows, self._inflow, self._scale,
                 self._sides, self._side_eta, float(self.dx), float(self.gravity), float(dt), sw.CFL,
-                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, sw.chunks_for(self._h.shape[0], use),
-                self._steps, fresh)
+                sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, self._split(use), self._steps, fresh)
             if self._steps > 0 and n > 0:   # the first step loads or compiles the kernels: not a pace
                 recent = self._pace.setdefault(use, [])
                 recent.append((perf_counter() - t0) / (n * self._h.size))
@@ -293,6 +294,16 @@ class WaterGrid:
             raise SimulationError(self._failure(status, time + t))
 
     # -- internals ---------------------------------------------------------------------------
+    def _split(self, threads: int) -> NDArray[np.int64]:
+        """The row chunks of a pass on `threads` threads, kept between steps: each step sizes
+        them by the last one's pace (`shallow_water._rebalance`)."""
+        nz = self._h.shape[0]
+        chunks = sw.chunks_for(nz, threads)
+        split = self._splits.get(chunks)
+        if split is None:
+            split = self._splits[chunks] = sw.even_split(nz, chunks)
+        return split
+
     def _set_writable(self, flag: bool) -> None:
         for name in ARRAYS:
             self.__dict__["_" + name].flags.writeable = flag

@@ -15,9 +15,11 @@ rows (temporal blocking). Level 1 of row j needs the old state of rows j - 1 .. 
 once row j + 2 is loaded, level 1 can finish row j, level 2 row j - 2, level 3 row j - 4, and so
 on (LAG = 2 rows); each level keeps its last RING rows in a small ring buffer that stays in cache,
 and the grid is read and written once per pass instead of once per level. The pass is split into
-row chunks, one per thread; a chunk also computes the rows beyond each of its edges that its
-levels need (from a copy taken before the pass, since the neighbour overwrites them), so chunks
-never wait for each other and the result is bit for bit the same for any number of threads.
+row chunks, one per thread, sized by each thread's pace in the last step (`_rebalance`: on a
+shared host one CPU is often slower than the other); a chunk also computes the rows beyond each
+of its edges that its levels need (from a copy taken before the pass, since the neighbour
+overwrites them), so chunks never wait for each other and the result is bit for bit the same
+for any number of threads and any split.
 A step starts from per-row statistics of the state (`_stats`: largest depth and speed, pushed
 rows, level beds). The pass that stores a row also records its statistics, so a step after a
 step reads none of the state again unless something wrote it in between (`fresh`, see FRESH_H):
@@ -58,6 +60,7 @@ values, so NaN and infinities are still caught.
 from __future__ import annotations
 
 import math
+import platform
 
 import numpy as np
 from llvmlite import ir
@@ -186,9 +189,78 @@ def chunks_for(nz: int, threads: int) -> int:
     return max(1, min(threads, nz // MIN_CHUNK_ROWS))
 
 
+def even_split(nz: int, chunks: int) -> np.ndarray:
+    """The row chunks of a pass, for `advance`: int64 (2, chunks + 1). Row 0 holds the chunks'
+    bounds (chunk t owns rows split[0, t] .. split[0, t + 1] - 1; here equal chunks), row 1 the
+    cycles each chunk took in the last step (none yet). Keep it between steps: each step sizes
+    its chunks by the last one's pace (`_rebalance`)."""
+    split = np.zeros((2, chunks + 1), dtype=np.int64)
+    per = (nz + chunks - 1) // chunks
+    split[0] = np.minimum(np.arange(chunks + 1) * per, nz)
+    return split
+
+
+# A chunk is as fast as the CPU that runs it, and on a shared host one CPU is often slower than
+# the other for seconds at a time (measured here: one chunk of a 1024^2 pass took 5.1-6.4 ms on one
+# vCPU and 3.7-4.0 ms on the other for 20 steps on end, then both 3.9), so equal chunks leave the
+# fast thread waiting. Each step gives chunk t rows in proportion to the rows per cycle it
+# managed in the last step, its pace held within PACE_SPREAD of the mean pace. The result does not
+# depend on the split, bit for bit.
+PACE_SPREAD = 0.5
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686", "x86")
+
+
+@intrinsic
+def _cycles(typingctx):
+    """The CPU's cycle counter (llvm.readcyclecounter, the TSC on x86); 0 elsewhere, where the
+    counter may trap in user code: chunks then stay as they are."""
+    sig = types.int64()
+
+    def codegen(context, builder, signature, args):
+        if not _X86:
+            return ir.Constant(ir.IntType(64), 0)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                            "llvm.readcyclecounter")
+        return builder.call(fn, [])
+    return sig, codegen
+
+
+@njit(cache=True)
+def _rebalance(split, nz):
+    """Size this step's row chunks (split, see `even_split`) by the last step's pace: chunk t gets
+    rows in proportion to split[0] rows over split[1] cycles, within PACE_SPREAD of the mean
+    pace. Bounds that are not a split of nz rows become equal chunks; without timings (the first
+    step, no cycle counter, an empty chunk) the chunks stay. Clears the timings."""
+    chunks = split.shape[1] - 1
+    valid = split[0, 0] == 0 and split[0, chunks] == nz
+    for t in range(chunks):
+        valid = valid and split[0, t] <= split[0, t + 1]
+    if not valid:
+        per = (nz + chunks - 1) // chunks
+        for t in range(chunks + 1):
+            split[0, t] = min(t * per, nz)
+    timed = chunks > 1 and valid
+    for t in range(chunks):
+        timed = timed and split[1, t] > 0 and split[0, t + 1] > split[0, t]
+    if timed:
+        pace = np.empty(chunks)
+        for t in range(chunks):
+            pace[t] = (split[0, t + 1] - split[0, t]) / split[1, t]
+        mean = pace.mean()
+        for t in range(chunks):
+            pace[t] = min(max(pace[t], (1.0 - PACE_SPREAD) * mean), (1.0 + PACE_SPREAD) * mean)
+        total = pace.sum()
+        acc = 0.0
+        for t in range(chunks - 1):
+            acc += pace[t]
+            split[0, t + 1] = max(split[0, t] + 1, min(int(round(nz * acc / total)), nz - (chunks - 1 - t)))
+    for t in range(chunks + 1):
+        split[1, t] = 0
+
+
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, dt,
-            cfl, flow_cfl, clamp, dry, max_substeps, runaway, chunks, seed, fresh):
+            cfl, flow_cfl, clamp, dry, max_substeps, runaway, split, seed, fresh):
     """Take one fixed step of dt seconds: advect the velocities, then n equal CFL substeps of the
     depth and the surface gradient; update h, u, w in place.
 
@@ -221,8 +293,10 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     stays in that cell, so volume is kept to float64 round-off.
     Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,); scale (1,), the depth units per m of the
     last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for x_min,
-    x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `chunks` the row
-    chunks of a pass (`chunks_for`; any value gives the same result); `seed` picks the step's
+    x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `split` the row
+    chunks of a pass, one per thread (`even_split` of `chunks_for` chunks; kept between steps,
+    each of which resizes them by the last one's pace, see `_rebalance`; any split gives the same
+    result); `seed` picks the step's
     stochastic rounding (see `_dither`; WaterGrid passes its step count); `fresh` the columns of
     `rows` that already hold the statistics of the state (FRESH_H ... ALL_FRESH; 0: none), which
     the step then does not re-read. Afterwards every column of `rows` holds the statistics of the
@@ -232,6 +306,8 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
+    chunks = split.shape[1] - 1
+    _rebalance(split, nz)
     if fresh != ALL_FRESH:
         _stats(h, bed, u, w, ax, az, rows, fresh)
     hmax, vmax, bmax, finite = _reduce(rows)
@@ -265,7 +341,7 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
         levels = min(per_pass, total - done)
         kinds = plan[done:done + levels]
         _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, dt / m,
-               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, chunks, halo_h, halo_u, halo_w, wrapped, lefts,
+               min(clamp, 1.0) * dx / s, unit_scale, dq, wq, split, halo_h, halo_u, halo_w, wrapped, lefts,
                seed * 4096 + done)
         for k in range(nz):
             bvol += inflow[k]
@@ -1164,18 +1240,19 @@ def _copy_row(src, dst):
 
 @njit(cache=True, parallel=True, fastmath=_FAST)
 def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s, sa, vcap, scale, dq, wq,
-           chunks, halo_h, halo_u, halo_w, wrapped, lefts, key0):
+           split, halo_h, halo_u, halo_w, wrapped, lefts, key0):
     """One level per entry of `kinds` in one pass over the grid, in place (see the module
     docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
     Each level trails the one before by LAG = 2 rows: row j of level l reads rows j - 1 .. j + 2
-    of level l - 1. Chunk t owns cell rows [k0, k1), their x faces and the z faces below them (the
+    of level l - 1. Chunk t owns cell rows [k0, k1) = [split[0, t], split[0, t + 1]), their x faces and the z faces below them (the
     top chunk also the wall face nz). With L levels, level l computes rows
     k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from real data, and
     the last level still covers row k0 - 1, whose new depth the z faces below row k0 need. Level 0
     loads those rows, from copies (the halo buffers) where the neighbours own them, since the
     neighbours overwrite them. Velocities ride the rings in float32, depths in int32 units (scale
-    units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed.
+    units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed,
+    and adds the cycles chunk t took to split[1, t] (see `_rebalance`).
     Level l rounds with the key key0 + l (see `_dither`). lefts[r] (bool, per row, scratch)
     records whether owned row r held anything beyond whole units when loaded (see `_keep_leftovers`).
     `rows` must hold `_stats` of the state the step started from (the pass reads its _EXT and
@@ -1185,7 +1262,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     """
     nz, nx = h.shape
     levels = kinds.shape[0]
-    per = (nz + chunks - 1) // chunks
+    chunks = split.shape[1] - 1
     reach = 2 * levels + 1               # halo rows each side (one fewer above)
     c = s / dx
     cf = np.float32(c)
@@ -1197,8 +1274,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     vc = np.float32(vcap)
     fq = max(wq, np.int32(NEAREST_UNITS))   # rows deeper than this take `_wave_fast`
     for t in prange(chunks):
-        k0 = min(t * per, nz)
-        k1 = min(k0 + per, nz)
+        k0 = split[0, t]
+        k1 = split[0, t + 1]
         lo = max(0, k0 - reach)
         hi = min(nz - 1, k1 - 1 + reach - 1)
         for r in range(lo, k0):
@@ -1212,8 +1289,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
         if k1 < nz and hi == nz - 1:
             _copy_row(w[nz], halo_w[t, reach + nz - k1])
     for t in prange(chunks):
-        k0 = min(t * per, nz)
-        k1 = min(k0 + per, nz)
+        started = _cycles()
+        k0 = split[0, t]
+        k1 = split[0, t + 1]
         if k0 >= k1:
             continue
         lo = max(0, k0 - reach)
@@ -1311,3 +1389,4 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         rows[nz, _H] = 0
                         rows[nz, _V] = _max_bits32(w[nz])
                     rows[j, _V] = vm
+        split[1, t] += _cycles() - started

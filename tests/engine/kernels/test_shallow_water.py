@@ -8,6 +8,8 @@ field's largest magnitude.
 """
 from __future__ import annotations
 
+import platform
+
 import numba
 import numpy as np
 import pytest
@@ -55,8 +57,11 @@ def _scene(nz: int, nx: int, dx: float, depth: float, seed: int, flat: bool = Fa
 
 
 def _advance(h, bed, u, w, ax, az, rows, sides, side_eta, dx, chunks, dt=DT):
+    """One step; chunks: how many equal row chunks, or a split (see `sw.even_split`), kept as it is."""
+    split = sw.even_split(h.shape[0], chunks) if isinstance(chunks, int) else chunks
+    split[1] = 0                          # no timings: the step keeps the chunks as they are
     return sw.advance(h, bed, u, w, ax, az, rows, np.zeros(h.shape[0]), np.zeros(1), sides, side_eta, dx, G,
-                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, chunks, 0, 0)
+                      dt, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, split, 0, 0)
 
 
 @pytest.mark.parametrize("sides,nz,nx,dx,depth,flat,speed", [
@@ -126,13 +131,16 @@ def test_kernel_reports_non_finite_state():
     assert status == sw.NOT_FINITE
 
 
-@pytest.mark.parametrize("chunks", [2, 3, 7])
+@pytest.mark.parametrize("chunks", [2, 3, 7, (0, 9, 70), (0, 51, 52, 70)])
 @pytest.mark.parametrize("flat", [False, True])
 def test_row_chunks_give_the_same_bits_as_one_pass(chunks, flat):
     """A pass split into row chunks (one per thread) recomputes each chunk's halo rows from a copy
-    taken before the pass; the result must not depend on the split, bit for bit. The deep case
+    taken before the pass; the result must not depend on the split, bit for bit: equal chunks,
+    or uneven ones as `_rebalance` makes (given as bounds; one of a single row). The deep case
     takes more substeps than one pass holds (MAX_LEVELS), so it runs several passes per step. The
     flat scene is wet over a level bed, so its rows take the fast loops, also when recomputed."""
+    if not isinstance(chunks, int):
+        chunks = np.array([chunks, [0] * len(chunks)], dtype=np.int64)
     for depth, steps in ((0.1, 20), (10.0, 3)):
         h, bed, u, w, ax, az = _scene(70, 40, 0.01, depth, seed=5, flat=flat)
         sides = np.array((sw.OPEN, sw.REFLECTIVE, sw.REFLECTIVE, sw.OPEN), dtype=np.int64)
@@ -243,7 +251,7 @@ def test_a_pass_whose_depths_overflow_int32_says_so():
     wrapped = np.zeros(1, dtype=np.int64)
     halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
     sw._sweep(h, bed, u, w, ax, az, np.zeros(1, np.int64), rows, np.zeros(n), np.zeros(4, np.int64), np.zeros(4),
-              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), 1, *halo, wrapped,
+              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), sw.even_split(n, 1), *halo, wrapped,
               np.zeros(n, np.bool_), 0)
     assert wrapped[0] == 1
 
@@ -358,3 +366,30 @@ def test_prefetch_shares_cover_every_cache_line_of_a_row(m, per_line):
             assert start % per_line == 0 and 0 <= start and stop <= m
             hinted |= set(range(start, stop, per_line))
         assert hinted == lines, n
+
+
+def test_row_chunks_follow_the_pace_of_their_threads():
+    """_rebalance sizes chunks by the rows per cycle each managed in the last step, within
+    PACE_SPREAD of the mean pace; it keeps them without timings and mends bounds that do not split
+    the grid; the cycles the pass writes are always positive on this (x86) machine."""
+    split = sw.even_split(1000, 2)
+    assert list(split[0]) == [0, 500, 1000]
+    split[1, :2] = (500 * 3, 500 * 4)               # chunk 1 took 4 cycles a row, chunk 0 three
+    sw._rebalance(split, 1000)
+    assert list(split[0]) == [0, round(1000 * (1 / 3) / (1 / 3 + 1 / 4)), 1000] and not split[1].any()
+    sw._rebalance(split, 1000)                      # no timings: as it was
+    assert list(split[0]) == [0, 571, 1000]
+    split[1, :2] = (500, 500 * 100)                 # one thread stalled: held within PACE_SPREAD
+    split[0] = (0, 500, 1000)
+    sw._rebalance(split, 1000)
+    assert list(split[0]) == [0, 750, 1000]
+    split[0] = (0, 700, 600)                        # not a split of 1000 rows: equal chunks again
+    sw._rebalance(split, 1000)
+    assert list(split[0]) == [0, 500, 1000]
+    h, bed, u, w, ax, az = _scene(140, 40, 0.01, 0.3, seed=2, flat=True)
+    split = sw.even_split(140, 2)
+    sw.advance(h, bed, u, w, ax, az, np.zeros((141, sw.NSTAT), dtype=np.int64), np.zeros(140), np.zeros(1),
+               np.zeros(4, np.int64), np.zeros(4), 0.01, G, DT, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY,
+               sw.MAX_SUBSTEPS, sw.RUNAWAY, split, 0, 0)
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        assert (split[1, :2] > 0).all()
