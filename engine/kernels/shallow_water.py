@@ -823,7 +823,8 @@ def _wave_fast(H, U, W, G, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g
         low = min(low, d)
     if first:                    # x face nx reads beyond the row: `_ring_u_walls` overwrites it
         for i in range(nx):
-            U[lo, sj, i + 1] = _push(U[li, sj, i + 1], np.float32(np.int32(H[lo, sj, i + 1] - H[lo, sj, i])), _Z, gc, vc)
+            dh = np.float32(np.int32(H[lo, sj, i + 1] - H[lo, sj, i]))
+            U[lo, sj, i + 1] = _push(U[li, sj, i + 1], dh, _Z, gc, vc)
     else:
         for i in range(nx):   # both faces before either store
             hc = H[lo, sj, i]
@@ -1244,15 +1245,15 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     """One level per entry of `kinds` in one pass over the grid, in place (see the module
     docstring): 1 advects the velocities by sa seconds, 0 is a gravity substep of s seconds.
 
-    Each level trails the one before by LAG = 2 rows: row j of level l reads rows j - 1 .. j + 2
-    of level l - 1. Chunk t owns cell rows [k0, k1) = [split[0, t], split[0, t + 1]), their x faces and the z faces below them (the
-    top chunk also the wall face nz). With L levels, level l computes rows
-    k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from real data, and
-    the last level still covers row k0 - 1, whose new depth the z faces below row k0 need. Level 0
-    loads those rows, from copies (the halo buffers) where the neighbours own them, since the
-    neighbours overwrite them. Velocities ride the rings in float32, depths in int32 units (scale
-    units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t overflowed,
-    and adds the cycles chunk t took to split[1, t] (see `_rebalance`).
+    Each level trails the one before by LAG = 2 rows: row j of level l reads rows j - 1 .. j + 2 of
+    level l - 1. Chunk t owns cell rows [k0, k1) = [split[0, t], split[0, t + 1]), their x faces
+    and the z faces below them (the top chunk also the wall face nz). With L levels, level l
+    computes rows k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from
+    real data, and the last level still covers row k0 - 1, whose new depth the z faces below row k0
+    need. Level 0 loads those rows, from copies (the halo buffers) where the neighbours own them,
+    since the neighbours overwrite them. Velocities ride the rings in float32, depths in int32
+    units (scale units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t
+    overflowed, and adds the cycles chunk t took to split[1, t] (see `_rebalance`).
     Level l rounds with the key key0 + l (see `_dither`). lefts[r] (bool, per row, scratch)
     records whether owned row r held anything beyond whole units when loaded (see `_keep_leftovers`).
     `rows` must hold `_stats` of the state the step started from (the pass reads its _EXT and

@@ -251,8 +251,8 @@ def test_a_pass_whose_depths_overflow_int32_says_so():
     wrapped = np.zeros(1, dtype=np.int64)
     halo = (np.zeros((1, 3, n)), np.zeros((1, 3, n + 1), np.float32), np.zeros((1, 3, n), np.float32))
     sw._sweep(h, bed, u, w, ax, az, np.zeros(1, np.int64), rows, np.zeros(n), np.zeros(4, np.int64), np.zeros(4),
-              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), sw.even_split(n, 1), *halo, wrapped,
-              np.zeros(n, np.bool_), 0)
+              G, dx, s, s, v, scale, np.int32(sw.DRY * scale), np.int32(sw.WET * scale), sw.even_split(n, 1), *halo,
+              wrapped, np.zeros(n, np.bool_), 0)
     assert wrapped[0] == 1
 
 
