@@ -666,6 +666,22 @@ def _wslot(k, nz):
 # it (`_need_bed_units`), so a level pool writes none (1.5-2.4% of a 1024^2 step).
 BRING = 32
 _BMASK = BRING - 1
+# Each level's smallest new depth per row, for the last LRING rows: the first row a of a level in a
+# chunk asks whether row a - 1 would take the fast kernel at that level (`_fast_row`), which reads
+# the level before at rows a - 2 .. a, two rows further back than its cell ring keeps.
+LRING = 8
+_LMASK = LRING - 1
+
+
+@njit(cache=True, inline="always")
+def _fast_row(rows, low, lev, j, nz, fq):
+    """Whether row j takes `_wave_fast` at level lev: an interior row without external
+    acceleration whose cells and both neighbour rows, over one bed height, were all deeper than fq
+    units at level lev - 1. Depends only on the data, so it is the same in every chunk."""
+    return (0 < j < nz - 1 and rows[j, _EXT] == 0 and rows[j, _LEVEL] >= 0
+            and rows[j - 1, _LEVEL] == rows[j, _LEVEL] and rows[j + 1, _LEVEL] == rows[j, _LEVEL]
+            and low[lev - 1, (j - 1) & _LMASK] > fq and low[lev - 1, j & _LMASK] > fq
+            and low[lev - 1, (j + 1) & _LMASK] > fq)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -762,14 +778,17 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, U, W, G, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit):
+def _wave_fast(H, U, W, G, xf, li, lo, j, first, near, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit,
+               key):
     """A gravity substep of interior row j whose cells and both neighbour rows are deeper than
     NEAREST_UNITS over one bed height, without external acceleration: `_wave_wetdry` with the
     wet/dry rules dropped (identities there) and the transfers rounded to nearest (`_nearest`).
     Return (the smallest new depth, the units that came in through open x sides).
 
-    G[lo, pb] holds the units moved across the faces below the row (computed here when `first`),
-    G[lo, pt] receives those above. The first row of a level writes no z faces below (see `_sweep`).
+    G[lo, pb] holds the units moved across the faces below the row (computed here when `first`,
+    rounded as row j - 1 rounds them where it is not first: to nearest when `near`, the row below
+    taking this kernel too, else as `_wave_wetdry` does, with the key `key`), G[lo, pt] receives
+    those above. The first row of a level writes no z faces below (see `_sweep`).
 
     Two loops instead of `_wave_wetdry`'s five: the z fluxes above, the x fluxes and the new
     depths in one, each cell's x flux on the left carried over from the cell before
@@ -791,30 +810,27 @@ def _wave_fast(H, U, W, G, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g
     nx = H.shape[2]
     sj, sm, sp = j & m, (j - 1) & m, (j + 1) & m
     wj, wp = j & _WMASK, (j + 1) & _WMASK
-    if first:
+    if first and near:
         for i in range(nx):
             G[lo, pb, i] = _nearest(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i])
+    elif first:                  # as `_wave_wetdry` rounds them (deep cells over one bed: no front, open)
+        r = _dither(key, j, 0)
+        for i in range(nx):
+            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i], r)
     f0, fn, e = _wall_units(H, xf, U[li, sj, 0], U[li, sj, nx], li, j, bed, sides, side_eta, unit, cs)
     low = np.int32(_BIG)
     fl = f0
-    if sides[1] == REFLECTIVE:   # U[li, sj, nx] is 0: the last cell's right flux comes out 0 = fn
-        for i in range(nx):
-            gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
-            G[lo, pt, i] = gt
-            fr = _nearest(U[li, sj, i + 1] * cf, H[li, sj, i], H[li, sj, i + 1])
-            d = np.int32(H[li, sj, i] - (fr - fl + gt - G[lo, pb, i]))
-            H[lo, sj, i] = max(d, np.int32(0))
-            low = min(low, d)
-            fl = fr
-    else:
-        for i in range(nx - 1):
-            gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
-            G[lo, pt, i] = gt
-            fr = _nearest(U[li, sj, i + 1] * cf, H[li, sj, i], H[li, sj, i + 1])
-            d = np.int32(H[li, sj, i] - (fr - fl + gt - G[lo, pb, i]))
-            H[lo, sj, i] = max(d, np.int32(0))
-            low = min(low, d)
-            fl = fr
+    # a reflective x_max: U[li, sj, nx] is 0, so the last cell's right flux comes out 0 = fn
+    cells = nx if sides[1] == REFLECTIVE else nx - 1
+    for i in range(cells):
+        gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
+        G[lo, pt, i] = gt
+        fr = _nearest(U[li, sj, i + 1] * cf, H[li, sj, i], H[li, sj, i + 1])
+        d = np.int32(H[li, sj, i] - (fr - fl + gt - G[lo, pb, i]))
+        H[lo, sj, i] = max(d, np.int32(0))
+        low = min(low, d)
+        fl = fr
+    if cells < nx:               # an open x_max: its flux fn from the side condition
         i = nx - 1
         gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
         G[lo, pt, i] = gt
@@ -837,8 +853,8 @@ def _wave_fast(H, U, W, G, xf, li, lo, j, first, pb, pt, bed, sides, side_eta, g
 
 
 @njit(cache=True, fastmath=_FAST)
-def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb, pt, bed, ax, az, has_ext, sides,
-                 side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, BQ, key):
+def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, near, below, pb, pt, bed, ax, az, has_ext,
+                 sides, side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, BQ, key):
     """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
     below it (row nz - 1 also the wall row above). Return (the smallest new depth, the units that
     came in through open sides).
@@ -848,7 +864,9 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
     row j - 1 left them there). Faces close where the water cannot reach over the higher bed
     (`_flux`); the z walls (rows 0 and nz) carry zero or the open condition (`_boundary_depth`,
     the parts of a unit into the edge cells' parts, see `_part`).
-    G[lo, pb]: the units moved below, made here when `first`; G[lo, pt] receives those above.
+    G[lo, pb]: the units moved below, made here when `first` (rounded to nearest when `near`: the
+    row below takes `_wave_fast`, which rounds them so where it makes them); G[lo, pt] receives
+    those above.
     """
     m = _RMASK
     nx = H.shape[2]
@@ -870,7 +888,10 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, below, pb
         if below:
             for i in range(nx):
                 WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dq)
-        if first:
+        if first and near:       # as `_wave_fast` rounds them, the row below taking it
+            for i in range(nx):
+                G[lo, pb, i] = _nearest(WF[lo, pb, i] * cf, H[li, sm, i], H[li, sj, i])
+        elif first:
             r = _dither(key, j, 0)
             for i in range(nx):
                 G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], BQ[(j - 1) & _BMASK, i], H[li, sj, i],
@@ -1300,7 +1321,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
         H = _lined(levels + 1, RING, nx, 0, np.int32)
         U = _lined(levels + 1, RING, (nx + _LINE) // _LINE * _LINE, 1, np.float32)
         W = _lined(levels + 1, WRING, nx, 0, np.float32)
-        low = np.empty((levels + 1, RING), dtype=np.int64)
+        low = np.empty((levels + 1, LRING), dtype=np.int64)   # each row's smallest depth, per level
         wpair = _lined(levels + 1, 2, nx, 0, np.float32)
         gpair = _lined(levels + 1, 2, nx, 0, np.int32)
         par = np.zeros((levels + 1, 1), dtype=np.int64)
@@ -1324,9 +1345,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 else:
                     hs, us, ws = halo_h[t, reach + r - k1], halo_u[t, reach + r - k1], halo_w[t, reach + r - k1]
                 if rows[r, _LEVEL] >= 0:
-                    low[0, slot], has = _load_level_depths(hs, bed[r, 0], H[0, slot], scale)
+                    low[0, r & _LMASK], has = _load_level_depths(hs, bed[r, 0], H[0, slot], scale)
                 else:
-                    low[0, slot], has = _load_depths(hs, bed[r], H[0, slot], BQ[r & _BMASK], scale)
+                    low[0, r & _LMASK], has = _load_depths(hs, bed[r], H[0, slot], BQ[r & _BMASK], scale)
                     held[r & _BMASK] = r
                 _load_parts(hs, xf, zf, r, nz, scale, has)
                 if k0 <= r < k1:
@@ -1350,18 +1371,18 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 if j < a or j > b:
                     continue
                 if kinds[lev - 1] == 1:
-                    _advect_row(H, U, W, lev - 1, lev, j, nz, j == a, low[lev - 1, j & _RMASK] > wq
-                                and (j == 0 or low[lev - 1, (j - 1) & _RMASK] > wq), ca, dq)
-                    low[lev, j & _RMASK] = low[lev - 1, j & _RMASK]
+                    _advect_row(H, U, W, lev - 1, lev, j, nz, j == a, low[lev - 1, j & _LMASK] > wq
+                                and (j == 0 or low[lev - 1, (j - 1) & _LMASK] > wq), ca, dq)
+                    low[lev, j & _LMASK] = low[lev - 1, j & _LMASK]
                 else:
                     p = par[lev, 0]
-                    if (0 < j < nz - 1 and rows[j, _EXT] == 0 and rows[j, _LEVEL] >= 0
-                            and rows[j - 1, _LEVEL] == rows[j, _LEVEL] and rows[j + 1, _LEVEL] == rows[j, _LEVEL]
-                            and low[lev - 1, (j - 1) & _RMASK] > fq and low[lev - 1, j & _RMASK] > fq
-                            and low[lev - 1, (j + 1) & _RMASK] > fq):
-                        lown, q = _wave_fast(H, U, W, gpair, xf, lev - 1, lev, j, j == a, p, 1 - p, bed, sides,
-                                             side_eta, g, cf, cs, gc, vc, vcap, unit)
-                        if lown <= wq or (j > a and low[lev, (j - 1) & _RMASK] <= wq):
+                    # the first row of a level in a chunk makes the fluxes below it, which row j - 1
+                    # makes elsewhere: it rounds them as row j - 1's kernel would (see `_wave_fast`)
+                    near = j == a and _fast_row(rows, low, lev, j - 1, nz, fq)
+                    if _fast_row(rows, low, lev, j, nz, fq):
+                        lown, q = _wave_fast(H, U, W, gpair, xf, lev - 1, lev, j, j == a, near, p, 1 - p, bed,
+                                             sides, side_eta, g, cf, cs, gc, vc, vcap, unit, key0 + lev)
+                        if lown <= wq or (j > a and low[lev, (j - 1) & _LMASK] <= wq):
                             _need_bed_units(BQ, held, bed, j, nz, scale)
                             _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
                                            sides, side_eta, g, s32, gc, vc, vcap, dq, unit, BQ)
@@ -1370,10 +1391,10 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                         has_ext = rows[j, _EXT] != 0
                         _need_bed_units(BQ, held, bed, j, nz, scale)
                         lown, q = _wave_wetdry(H, U, W, gpair, wpair, ua, fx, xf, zf, lev - 1, lev, j, nz, j == a,
-                                               below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf, cs, s32,
-                                               gc, vc, vcap, dq, unit, BQ, key0 + lev)
+                                               near, below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf,
+                                               cs, s32, gc, vc, vcap, dq, unit, BQ, key0 + lev)
                         wf_row[lev] = j  # its fronted z faces above are the next row's below
-                    low[lev, j & _RMASK] = lown
+                    low[lev, j & _LMASK] = lown
                     if lown < _WRAPPED:
                         wrapped[t] = 1
                     par[lev, 0] = 1 - p  # the fluxes above row j are the fluxes below row j + 1
