@@ -292,18 +292,17 @@ def advance(h, bed, u, w, ax, az, rows, inflow, scale, sides, side_eta, dx, g, d
     MAX_SHIFT); what a cell holds beyond its whole units (from water written into h from outside)
     stays in that cell, so volume is kept to float64 round-off.
     Scratch: rows int64 (nz + 1, NSTAT); inflow (nz,); scale (1,), the depth units per m of the
-    last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for x_min,
-    x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `split` the row
-    chunks of a pass, one per thread (`even_split` of `chunks_for` chunks; kept between steps,
+    last step (0.0 before the first), which this step updates. `sides` holds REFLECTIVE or OPEN for
+    x_min, x_max, z_min, z_max and `side_eta` the outside surface height of each, m; `split` the
+    row chunks of a pass, one per thread (`even_split` of `chunks_for` chunks; kept between steps,
     each of which resizes them by the last one's pace, see `_rebalance`; any split gives the same
-    result); `seed` picks the step's
-    stochastic rounding (see `_dither`; WaterGrid passes its step count); `fresh` the columns of
-    `rows` that already hold the statistics of the state (FRESH_H ... ALL_FRESH; 0: none), which
-    the step then does not re-read. Afterwards every column of `rows` holds the statistics of the
-    state the step leaves, bit for bit what `_stats` would find. Returns (status, t,
-    substeps, boundary_volume): status OK, NOT_FINITE, RUNAWAY_STATUS or TOO_DEEP (water or bed
-    too high for int32 depth units, see MIN_SHIFT), the time into the step when it stopped, and
-    the net m^3 that came in through open sides.
+    result); `seed` picks the step's stochastic rounding (see `_dither`; WaterGrid passes its step
+    count); `fresh` the columns of `rows` that already hold the statistics of the state (FRESH_H
+    ... ALL_FRESH; 0: none), which the step then does not re-read. Afterwards every column of
+    `rows` holds the statistics of the state the step leaves, bit for bit what `_stats` would find.
+    Returns (status, t, substeps, boundary_volume): status OK, NOT_FINITE, RUNAWAY_STATUS or
+    TOO_DEEP (water or bed too high for int32 depth units, see MIN_SHIFT), the time into the step
+    when it stopped, and the net m^3 that came in through open sides.
     """
     nz, nx = h.shape
     chunks = split.shape[1] - 1
