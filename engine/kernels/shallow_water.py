@@ -667,7 +667,8 @@ BRING = 32
 _BMASK = BRING - 1
 # Each level's smallest new depth per row, for the last LRING rows: the first row a of a level in a
 # chunk asks whether row a - 1 would take the fast kernel at that level (`_fast_row`), which reads
-# the level before at rows a - 2 .. a, two rows further back than its cell ring keeps.
+# the level before at rows a - 2 .. a; that level has already done row a + 2, so a ring of RING
+# rows would no longer hold row a - 2.
 LRING = 8
 _LMASK = LRING - 1
 
