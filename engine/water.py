@@ -39,6 +39,8 @@ SPARSE_RATIO = 1.5
 
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 ARRAYS = ("h", "bed", "u", "w", "ax", "az")
+_SLOTS = tuple("_" + name for name in ARRAYS)
+_EDGE = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}
 
 
 class _Live:
@@ -121,6 +123,8 @@ class WaterGrid:
     _steps: int = field(default=0, init=False, repr=False)
     _last_threads: int = field(default=0, init=False, repr=False)
     _fresh: int = field(default=0, init=False, repr=False)  # FRESH_* bits: which statistics in _rows are exact
+    _inflows_of: Boundary | None = field(default=None, init=False, repr=False)   # the boundary _inflows is of
+    _inflows: list[tuple[tuple[slice | int, ...], float]] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.h = _grid_array(self.h, "h", np.float64)
@@ -281,11 +285,7 @@ class WaterGrid:
                 numba.set_num_threads(threads)
         self.substeps = n
         self.source_volume += inflow
-        pushed = np.flatnonzero(self._rows[:, sw._EXT])   # the rows the kernel found external acceleration in
-        if pushed.size:                                    # clear those (the others hold only +0.0)
-            self._ax[pushed[pushed < self._ax.shape[0]]] = 0.0
-            self._az[pushed] = 0.0
-            self._rows[:, sw._EXT] = 0
+        sw.clear_pushed(self._ax, self._az, self._rows)   # the rows the kernel found pushed (the others hold +0.0)
         # the step left every statistic exact for the state it wrote (ax and az now all +0.0); the
         # arrays are read-only until taken from the grid again (see `_Live`)
         self._fresh = sw.ALL_FRESH
@@ -305,8 +305,9 @@ class WaterGrid:
         return split
 
     def _set_writable(self, flag: bool) -> None:
-        for name in ARRAYS:
-            self.__dict__["_" + name].flags.writeable = flag
+        live = self.__dict__
+        for slot in _SLOTS:
+            live[slot].flags.writeable = flag
 
     @contextmanager
     def _writable(self, *names: str) -> Iterator[None]:
@@ -348,14 +349,14 @@ class WaterGrid:
         """Apply the persistent sources and the level's inflow sides for one step of dt."""
         for x, z, radius, rate in self._sources.values():
             self.add_volume(x, z, rate * dt, radius)
-        for s in sw.SIDE:
-            spec = self.boundary.spec(s)
-            if spec.kind != "inflow" or spec.rate <= 0.0:
-                continue
-            edge = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}[s]
+        if self.boundary is not self._inflows_of:   # the boundary's inflow sides, found once
+            self._inflows_of = self.boundary
+            self._inflows = [(_EDGE[s], self.boundary.spec(s).rate) for s in sw.SIDE
+                             if self.boundary.spec(s).kind == "inflow" and self.boundary.spec(s).rate > 0.0]
+        for edge, rate in self._inflows:
             cells = self.h[edge]
-            cells += spec.rate * dt / (cells.size * self.dx * self.dx)
-            self.source_volume += spec.rate * dt
+            cells += rate * dt / (cells.size * self.dx * self.dx)
+            self.source_volume += rate * dt
 
     def _failure(self, status: int, t: float) -> str:
         """Say what went wrong, at which cell and when (slow path: only runs once, on failure)."""
