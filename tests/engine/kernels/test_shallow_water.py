@@ -418,3 +418,24 @@ def test_every_split_gives_the_same_bits(flat):
     for k in range(1, nz):
         for a, b in zip(one, run([0, k, nz])):
             assert np.array_equal(a, b), f"split at row {k}"
+
+
+def test_the_passes_reference_free_row_views_are_the_rows_themselves():
+    """`_row` and `_row3` (the views a pass loads and stores rows through) see and write the rows
+    of the arrays they view, with each row's length, like a[r] and a[l, r]."""
+    from numba import njit
+
+    @njit
+    def touch(a, b):
+        row = sw._row(a, 2)
+        row[1] = 7.0
+        ring = sw._row3(b, 1, 2)
+        ring[0] = 5
+        return row.shape[0], ring.shape[0], row[3], ring.sum()
+
+    a = np.arange(20.0).reshape(4, 5)
+    b = np.zeros((2, 3, 6), dtype=np.int32)
+    b[1, 2, 5] = 4
+    assert touch(a, b) == (5, 6, 13.0, 9)
+    assert a[2, 1] == 7.0 and b[1, 2, 0] == 5
+    assert np.count_nonzero(a != np.arange(20.0).reshape(4, 5)) == 1 and np.count_nonzero(b) == 2
