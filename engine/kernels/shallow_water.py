@@ -1297,8 +1297,11 @@ def _row3(typingctx, a, l, r):
 
 def _row_view(aryty, index_types):
     """Signature and codegen of a reference-free 1D view of the last axis of `aryty` at the leading
-    indices (C-contiguous arrays, so the view is contiguous too)."""
-    rowty = types.Array(aryty.dtype, 1, "C")
+    indices. Only for C-contiguous arrays (the view is then contiguous too); any other layout
+    does not type, so it cannot pass for contiguous."""
+    if not isinstance(aryty, types.Array) or aryty.layout != "C" or aryty.ndim != len(index_types) + 1:
+        return None
+    rowty = types.Array(aryty.dtype, 1, "C", readonly=not aryty.mutable)
     sig = rowty(aryty, *index_types)
 
     def codegen(context, builder, signature, args):

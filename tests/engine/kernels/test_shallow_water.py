@@ -439,3 +439,17 @@ def test_the_passes_reference_free_row_views_are_the_rows_themselves():
     assert touch(a, b) == (5, 6, 13.0, 9)
     assert a[2, 1] == 7.0 and b[1, 2, 0] == 5
     assert np.count_nonzero(a != np.arange(20.0).reshape(4, 5)) == 1 and np.count_nonzero(b) == 2
+
+
+def test_reference_free_row_views_refuse_arrays_that_are_not_c_contiguous():
+    """A strided array would give a view whose type claims contiguous rows: it does not type."""
+    from numba import njit
+    from numba.core.errors import TypingError
+
+    @njit
+    def first(a):
+        return sw._row(a, 0)[1]
+
+    with pytest.raises(TypingError):
+        first(np.zeros((4, 6))[:, ::2])
+    assert first(np.arange(6.0).reshape(2, 3)) == 1.0
