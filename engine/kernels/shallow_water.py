@@ -78,7 +78,9 @@ SIDE = ("x_min", "x_max", "z_min", "z_max")
 # staggered stencil are stable for c dt / dx <= 1/sqrt(2) = 0.707 in 2D; with the upwind depths the
 # limit measured lower: a 1 mm checkerboard on 0.5 m of water, 3 substeps per step for 3,000 steps,
 # decayed (1 mm -> 0.13 mm) at c dt / dx = 0.655 and 0.660 and grew (to 9 mm, until its own flow
-# speed raised the substep count) at 0.673.
+# speed raised the substep count) at 0.673. Measured again (64^2 with walls, 3 or 8 substeps a step):
+# decayed at 0.673 and 0.69, blew up at 0.70 with 8; 7 substeps instead of 8 at 1024^2 would need
+# about 0.70, too close to that edge.
 CFL = 0.66
 # The substep length is chosen once per step, from the state at its start, so the flow may speed
 # up during the step. FLOW_CFL bounds |v| dt / dx at the start; CLAMP caps it after every velocity
