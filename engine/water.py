@@ -40,7 +40,7 @@ SPARSE_RATIO = 1.5
 _SIDE_CODE = {"reflective": sw.REFLECTIVE, "inflow": sw.REFLECTIVE, "absorbing": sw.OPEN, "outflow": sw.OPEN}
 ARRAYS = ("h", "bed", "u", "w", "ax", "az")
 _SLOTS = tuple("_" + name for name in ARRAYS)
-_EDGE = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}
+_EDGE = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}   # a side's cells
 
 
 class _Live:
@@ -143,8 +143,8 @@ class WaterGrid:
         if self.open_level is None:
             eta = self.bed + self.h
             levels = []
-            for side, edge in zip(sw.SIDE, (np.s_[:, 0], np.s_[:, -1], np.s_[0, :], np.s_[-1, :])):
-                spec = self.boundary.spec(side)
+            for side in sw.SIDE:
+                spec, edge = self.boundary.spec(side), _EDGE[side]
                 drain_to = spec.kind == "outflow" and spec.level >= 0.0
                 levels.append(spec.level if drain_to else _mean_wet_surface(eta[edge], self.h[edge]))
             self.open_level = tuple(levels)  # type: ignore[assignment]
@@ -351,8 +351,9 @@ class WaterGrid:
             self.add_volume(x, z, rate * dt, radius)
         if self.boundary is not self._inflows_of:   # the boundary's inflow sides, found once
             self._inflows_of = self.boundary
-            self._inflows = [(_EDGE[s], self.boundary.spec(s).rate) for s in sw.SIDE
-                             if self.boundary.spec(s).kind == "inflow" and self.boundary.spec(s).rate > 0.0]
+            specs = [(side, self.boundary.spec(side)) for side in sw.SIDE]
+            self._inflows = [(_EDGE[side], spec.rate) for side, spec in specs
+                             if spec.kind == "inflow" and spec.rate > 0.0]
         for edge, rate in self._inflows:
             cells = self.h[edge]
             cells += rate * dt / (cells.size * self.dx * self.dx)
