@@ -26,7 +26,10 @@ step reads none of the state again unless something wrote it in between (`fresh`
 WaterGrid tracks that, and a 1024^2 step took 15% less time for it.
 
 Precision: the grid keeps depths and bed heights in float64, velocities and accelerations in
-float32. Inside a pass the rings hold velocities in float32 and depths in int32 fixed point, whole
+float32. Inside a pass the rings hold velocities in float32 and depths in int32 fixed point.
+The velocities are in cells a substep, v s / dx (the face's Courant number; the pass converts
+each row as it loads and stores it): a face's flux is then that number times the upwind depth,
+with no multiply per face, and the speed cap is CLAMP itself. The depths are whole
 units of 2^-k m (k = 30, about 1 nm, for water plus bed below 0.5 m; see MAX_SHIFT): a face moves
 a whole number of units out of one cell and into the next, so the flux form conserves volume
 exactly. A depth's units are its surface's less its bed's, each rounded, so still water over any
@@ -524,7 +527,8 @@ def _front(v, h_l, h_r, v_behind_l, v_ahead_r, dry):
 @njit(cache=True, fastmath=_FAST)
 def _boundary_depth(vel, h_in, b_in, eta_out, inward, unit, cs):
     """The depth a substep carries in through an open side, in units but not whole ones:
-    `_boundary_flux` times s / dx (cs = s / (dx unit)); h_in in units of unit m. The cell takes
+    `_boundary_flux` of the ring velocity vel (cells a substep, so the flux is in m a substep)
+    times cs, the depth units per m; h_in in units of unit m. The cell takes
     the whole units now and the rest with its leftover (see `_sweep`), so the side passes
     exactly the flux."""
     return _boundary_flux(float(vel), max(h_in * unit, 0.0), b_in, eta_out, inward) * cs
@@ -621,15 +625,17 @@ def _flux(cv, h_l, b_l, h_r, b_r, dq, r):
 
 @njit(cache=True, fastmath=_FAST)
 def _push(vel, d, acc_dt, gc, vcap):
-    """vel - g c d + a s, capped at vcap (float32); d the surface difference across the face in
-    units (float32), gc = g s unit / dx."""
+    """vel - g c d + a s, capped at vcap (float32, in the rings' cells a substep: gc = g c^2 unit,
+    c = s / dx, the acceleration term a s c, vcap = CLAMP); d the surface difference across the
+    face in units (float32)."""
     v = vel - gc * d + acc_dt
     return min(max(v, -vcap), vcap)
 
 
 @njit(cache=True, fastmath=_FAST)
 def _accelerate(vel, h_l, b_l, h_r, b_r, acc_dt, gc, vcap, dq):
-    """New face velocity (float32) from the surface gradient and the external acceleration, m/s.
+    """New face velocity (float32, cells a substep) from the surface gradient and the external
+    acceleration (see `_push`).
 
     Surfaces below the higher bed are raised to it (hydrostatic reconstruction): water under a step
     presses on the step, not on the water above it, so still water stays still over any bed and a
@@ -706,7 +712,7 @@ def _fast_row(rows, low, lev, j, nz, fq):
 def _ring_depths(H, G, fx, xf, u_first, u_last, li, lo, j, pb, pt, bed, sides, side_eta, unit, cs):
     """New depths of ring row j (units) from the units its faces move (fx interior, G[lo, pb]
     below, G[lo, pt] above): first the x-wall ones (zero, or the open condition for the wall
-    faces' velocities u_first, u_last; cs = s / (dx unit); the parts of a unit into xf[j], see
+    faces' velocities u_first, u_last; cs: units per m; the parts of a unit into xf[j], see
     `_part`), then h - (F_r - F_l + G_t - G_b). Return (the smallest new depth before the max,
     the depth in through the x walls in units): the max only absorbs the rare unit of round-off
     (CLAMP keeps every outflow within the cell's water); a depth below _WRAPPED overflowed int32."""
@@ -724,7 +730,7 @@ def _ring_depths(H, G, fx, xf, u_first, u_last, li, lo, j, pb, pt, bed, sides, s
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _wall_units(H, xf, u_first, u_last, li, j, bed, sides, side_eta, unit, cs):
     """The whole units the two x wall faces of ring row j move left to right (zero, or the open
-    condition for their velocities u_first, u_last; cs = s / (dx unit)), keeping the parts of a
+    condition for their velocities u_first, u_last; cs: units per m), keeping the parts of a
     unit in xf[j] (see `_part`). Return (left face, right face, the units in through both)."""
     nx = H.shape[2]
     sj = j & _RMASK
@@ -741,25 +747,25 @@ def _wall_units(H, xf, u_first, u_last, li, j, bed, sides, side_eta, unit, cs):
 
 
 @njit(cache=True, inline="always")
-def _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit):
+def _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, vs, unit):
     """The two x wall faces of ring row j from its new depths (units plus parts, see `_part`):
-    zero, or the open condition."""
+    zero, or the open condition (m/s, capped at vcap m/s, times vs into cells a substep)."""
     m = _RMASK
     nx = H.shape[2]
     sj = j & m
     xr = 1 if nx > 1 else 0
-    U[lo, sj, 0] = (_open_velocity((H[lo, sj, 0] + xf[j, 0]) * unit, bed[j, 0], side_eta[0], g, -1.0, vcap)
+    U[lo, sj, 0] = (_open_velocity((H[lo, sj, 0] + xf[j, 0]) * unit, bed[j, 0], side_eta[0], g, -1.0, vcap) * vs
                     if sides[0] == OPEN else 0.0)
     U[lo, sj, nx] = (_open_velocity((H[lo, sj, nx - 1] + xf[j, xr]) * unit, bed[j, nx - 1], side_eta[1], g, 1.0,
-                                    vcap) if sides[1] == OPEN else 0.0)
+                                    vcap) * vs if sides[1] == OPEN else 0.0)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g,
-                     s32, gc, vc, vcap, dq, unit, BQ):
+                     s32, gc, vc, vcap, vs, dq, unit, BQ):
     """New faces of ring row j with the wet/dry rules, from its new depths: the x faces from ua,
     the z faces below from WF[lo, pb] (none for the first row of a level, which has no new depth
-    below), the wall faces by the side rules (`_open_velocity`, or zero). Velocities follow the
+    below), the wall faces by the side rules (`_open_velocity` times vs, or zero). Velocities follow the
     surface raised to the higher bed (`_accelerate`, with the beds in units from BQ, see BRING);
     ax[j], az[j] are read only when has_ext."""
     m = _RMASK
@@ -774,11 +780,11 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
         for i in range(1, nx):
             U[lo, sj, i] = _accelerate(ua[i], H[lo, sj, i - 1], BQ[j & _BMASK, i - 1], H[lo, sj, i],
                                        BQ[j & _BMASK, i], _Z, gc, vc, dq)
-    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
+    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, vs, unit)
     if j == 0:
         for i in range(nx):
             W[lo, wj, i] = (_open_velocity((H[lo, sj, i] + _part(xf, zf, 0, i, nx)) * unit, bed[0, i], side_eta[2], g,
-                                           -1.0, vcap) if sides[2] == OPEN else 0.0)
+                                           -1.0, vcap) * vs if sides[2] == OPEN else 0.0)
     elif not first:
         if has_ext:
             for i in range(nx):
@@ -792,11 +798,11 @@ def _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az,
         wt = WALL
         for i in range(nx):
             W[lo, wt, i] = (_open_velocity((H[lo, sj, i] + _part(xf, zf, j, i, nx)) * unit, bed[j, i], side_eta[3], g,
-                                           1.0, vcap) if sides[3] == OPEN else 0.0)
+                                           1.0, vcap) * vs if sides[3] == OPEN else 0.0)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _wave_fast(H, U, W, G, xf, li, lo, j, first, near, pb, pt, bed, sides, side_eta, g, cf, cs, gc, vc, vcap, unit,
+def _wave_fast(H, U, W, G, xf, li, lo, j, first, near, pb, pt, bed, sides, side_eta, g, cs, gc, vc, vcap, vs, unit,
                key):
     """A gravity substep of interior row j whose cells and both neighbour rows are deeper than
     NEAREST_UNITS over one bed height, without external acceleration: `_wave_wetdry` with the
@@ -830,27 +836,27 @@ def _wave_fast(H, U, W, G, xf, li, lo, j, first, near, pb, pt, bed, sides, side_
     wj, wp = j & _WMASK, (j + 1) & _WMASK
     if first and near:
         for i in range(nx):
-            G[lo, pb, i] = _nearest(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i])
+            G[lo, pb, i] = _nearest(W[li, wj, i], H[li, sm, i], H[li, sj, i])
     elif first:                  # as `_wave_wetdry` rounds them (deep cells over one bed: no front, open)
         r = _dither(key, j, 0)
         for i in range(nx):
-            G[lo, pb, i] = _transfer(W[li, wj, i] * cf, H[li, sm, i], H[li, sj, i], r)
+            G[lo, pb, i] = _transfer(W[li, wj, i], H[li, sm, i], H[li, sj, i], r)
     f0, fn, e = _wall_units(H, xf, U[li, sj, 0], U[li, sj, nx], li, j, bed, sides, side_eta, unit, cs)
     low = np.int32(_BIG)
     fl = f0
     # a reflective x_max: U[li, sj, nx] is 0, so the last cell's right flux comes out 0 = fn
     cells = nx if sides[1] == REFLECTIVE else nx - 1
     for i in range(cells):
-        gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
+        gt = _nearest(W[li, wp, i], H[li, sj, i], H[li, sp, i])
         G[lo, pt, i] = gt
-        fr = _nearest(U[li, sj, i + 1] * cf, H[li, sj, i], H[li, sj, i + 1])
+        fr = _nearest(U[li, sj, i + 1], H[li, sj, i], H[li, sj, i + 1])
         d = np.int32(H[li, sj, i] - (fr - fl + gt - G[lo, pb, i]))
         H[lo, sj, i] = max(d, np.int32(0))
         low = min(low, d)
         fl = fr
     if cells < nx:               # an open x_max: its flux fn from the side condition
         i = nx - 1
-        gt = _nearest(W[li, wp, i] * cf, H[li, sj, i], H[li, sp, i])
+        gt = _nearest(W[li, wp, i], H[li, sj, i], H[li, sp, i])
         G[lo, pt, i] = gt
         d = np.int32(H[li, sj, i] - (fn - fl + gt - G[lo, pb, i]))
         H[lo, sj, i] = max(d, np.int32(0))
@@ -866,13 +872,13 @@ def _wave_fast(H, U, W, G, xf, li, lo, j, first, near, pb, pt, bed, sides, side_
             un = _push(U[li, sj, i + 1], np.float32(np.int32(H[lo, sj, i + 1] - hc)), _Z, gc, vc)
             W[lo, wj, i] = wn
             U[lo, sj, i + 1] = un
-    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, unit)
+    _ring_u_walls(H, U, xf, lo, j, bed, sides, side_eta, g, vcap, vs, unit)
     return low, e
 
 
 @njit(cache=True, fastmath=_FAST)
 def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, near, below, pb, pt, bed, ax, az, has_ext,
-                 sides, side_eta, g, cf, cs, s32, gc, vc, vcap, dq, unit, BQ, key):
+                 sides, side_eta, g, cs, s32, gc, vc, vcap, vs, dq, unit, BQ, key):
     """A gravity substep of any row j with the wet/dry rules: its depth, its x faces and the z faces
     below it (row nz - 1 also the wall row above). Return (the smallest new depth, the units that
     came in through open sides).
@@ -908,11 +914,11 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, near, bel
                 WF[lo, pb, i] = _front(W[li, wj, i], H[li, sm, i], H[li, sj, i], W[li, wb, i], W[li, wp, i], dq)
         if first and near:       # as `_wave_fast` rounds them, the row below taking it
             for i in range(nx):
-                G[lo, pb, i] = _nearest(WF[lo, pb, i] * cf, H[li, sm, i], H[li, sj, i])
+                G[lo, pb, i] = _nearest(WF[lo, pb, i], H[li, sm, i], H[li, sj, i])
         elif first:
             r = _dither(key, j, 0)
             for i in range(nx):
-                G[lo, pb, i] = _flux(WF[lo, pb, i] * cf, H[li, sm, i], BQ[(j - 1) & _BMASK, i], H[li, sj, i],
+                G[lo, pb, i] = _flux(WF[lo, pb, i], H[li, sm, i], BQ[(j - 1) & _BMASK, i], H[li, sj, i],
                                      BQ[j & _BMASK, i], dq, r)
     if j == nz - 1:                      # the z_max wall
         for i in range(nx):
@@ -926,21 +932,21 @@ def _wave_wetdry(H, U, W, G, WF, ua, fx, xf, zf, li, lo, j, nz, first, near, bel
             WF[lo, pt, i] = _front(W[li, wp, i], H[li, sj, i], H[li, sp, i], W[li, wj, i], W[li, wpp, i], dq)
         r = _dither(key, j + 1, 0)
         for i in range(nx):
-            G[lo, pt, i] = _flux(WF[lo, pt, i] * cf, H[li, sj, i], BQ[j & _BMASK, i], H[li, sp, i],
+            G[lo, pt, i] = _flux(WF[lo, pt, i], H[li, sj, i], BQ[j & _BMASK, i], H[li, sp, i],
                                  BQ[(j + 1) & _BMASK, i], dq, r)
     r = _dither(key, j, 1)
     for i in range(1, nx):
-        fx[i] = _flux(ua[i] * cf, H[li, sj, i - 1], BQ[j & _BMASK, i - 1], H[li, sj, i],
+        fx[i] = _flux(ua[i], H[li, sj, i - 1], BQ[j & _BMASK, i - 1], H[li, sj, i],
                       BQ[j & _BMASK, i], dq, r)
     low, q = _ring_depths(H, G, fx, xf, ua[0], ua[nx], li, lo, j, pb, pt, bed, sides, side_eta, unit, cs)
     _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, has_ext, sides, side_eta, g, s32,
-                     gc, vc, vcap, dq, unit, BQ)
+                     gc, vc, vcap, vs, dq, unit, BQ)
     return low, q + qz
 
 
 @njit(cache=True, fastmath=_FAST)
 def _refresh_faces(H, U, W, WF, ua, xf, zf, li, lo, j, nz, first, pb, bed, ax, az, sides, side_eta, g, s32, gc, vc,
-                   vcap, dq, unit, BQ):
+                   vcap, vs, dq, unit, BQ):
     """After `_wave_fast` left a cell of row j (or of row j - 1) dry: redo the row's new faces with
     the wet/dry rules. The cells were all wet before the substep, so `_front` is the identity and
     the faces start from the old ones."""
@@ -951,12 +957,13 @@ def _refresh_faces(H, U, W, WF, ua, xf, zf, li, lo, j, nz, first, pb, bed, ax, a
     for i in range(nx):
         WF[lo, pb, i] = W[li, wj, i]
     _ring_velocities(H, U, W, WF, ua, xf, zf, lo, j, nz, first, pb, bed, ax, az, False, sides, side_eta, g, s32,
-                     gc, vc, vcap, dq, unit, BQ)
+                     gc, vc, vcap, vs, dq, unit, BQ)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _advect_row(H, U, W, li, lo, j, nz, first, wet, c, dq):
-    """One advection part (c = part / dx, float32) of ring row j: its x faces and the z faces below
+    """One advection part (c = part / s, float32: a ring velocity, in cells a substep, times c is
+    the cells it moves in a part) of ring row j: its x faces and the z faces below
     it (row nz - 1 also copies the wall row above; row 0's faces below are the wall, copied); the
     depths pass through. Semi-Lagrangian: each face is sampled bilinearly at the point its own
     velocity and the other component, averaged from the four faces around it, trace back from
@@ -1111,14 +1118,15 @@ def _store_parts(h, row, xf, zf, j, unit):
     return m
 
 
-@njit(cache=True)
-def _store_velocities(src, dst):
-    """dst[:] = src[:len(dst)] (a float32 ring row, which may be padded, into the float32 grid);
-    return the largest |dst[i]| as the bit pattern of the same value in float64 (see NSTAT)."""
-    bits = src.view(np.int32)
+@njit(cache=True, fastmath=_FAST)
+def _store_velocities(src, dst, inv):
+    """dst[:] = src[:len(dst)] inv (a float32 ring row of velocities in cells a substep, which may
+    be padded, into the float32 grid in m/s; inv = dx / s); return the largest |dst[i]| as the bit
+    pattern of the same value in float64 (see NSTAT)."""
+    bits = dst.view(np.int32)
     m = 0
     for i in range(dst.shape[0]):
-        dst[i] = src[i]
+        dst[i] = src[i] * inv
         m = max(m, bits[i] & _ABS32)
     return _widen_bits(m)
 
@@ -1320,6 +1328,14 @@ def _row_view(aryty, index_types):
     return sig, codegen
 
 
+@njit(cache=True, fastmath=_FAST)
+def _scale_row_into(src, dst, k):
+    """dst[:n] = src[:n] k, n the shorter row's length (float32): velocity rows between m/s (the
+    grid) and cells a substep (the rings, whose U rows are padded)."""
+    for i in range(min(src.shape[0], dst.shape[0])):
+        dst[i] = src[i] * k
+
+
 @njit(cache=True)
 def _copy_row(src, dst):
     """dst[:] = src, converting between float64 (the grid) and float32 (the ring) as needed."""
@@ -1339,8 +1355,9 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     computes rows k0 - 1 - 2 (L - l) .. k1 - 1 + 2 (L - l): every value it reads was computed from
     real data, and the last level still covers row k0 - 1, whose new depth the z faces below row k0
     need. Level 0 loads those rows, from copies (the halo buffers) where the neighbours own them,
-    since the neighbours overwrite them. Velocities ride the rings in float32, depths in int32
-    units (scale units per m; dq, wq: DRY and WET in units). Sets wrapped[t] if a depth of chunk t
+    since the neighbours overwrite them. Velocities ride the rings in float32 in cells a substep
+    (v s / dx), depths in int32 units (scale units per m; dq, wq: DRY and WET in units); vcap is
+    the speed cap in m/s, for the open sides' condition. Sets wrapped[t] if a depth of chunk t
     overflowed, and adds the cycles chunk t took to split[1, t] (see `_rebalance`).
     Level l rounds with the key key0 + l (see `_dither`). lefts[r] (bool, per row, scratch)
     records whether owned row r held anything beyond whole units when loaded (see `_keep_leftovers`).
@@ -1354,13 +1371,17 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
     chunks = split.shape[1] - 1
     reach = 2 * levels + 1               # halo rows each side (one fewer above)
     c = s / dx
-    cf = np.float32(c)
     unit = 1.0 / scale
-    cs = c * scale
-    ca = np.float32(sa / dx)
-    gc = np.float32(g * c * unit)
-    s32 = np.float32(s)
-    vc = np.float32(vcap)
+    # Ring velocities are in cells a substep (see the module docstring), so the flux loops move
+    # cv h units with cv the ring velocity itself: two multiplies fewer per cell and substep, about
+    # 1% of a 1024^2 step (paired medians, better in 18 of 24). Loads scale by vs, stores by inv.
+    vs = np.float32(c)
+    inv = np.float32(1.0 / vs)
+    cs = float(scale)                    # depth units per m
+    ca = np.float32(sa / s)
+    gc = np.float32(g * c * c * unit)    # ring velocity per unit of surface difference
+    s32 = np.float32(s * c)              # ring velocity per m/s^2 of external acceleration
+    vc = np.float32(vcap * c)            # the speed cap in ring velocity: CLAMP
     fq = max(wq, np.int32(NEAREST_UNITS))   # rows deeper than this take `_wave_fast`
     for t in prange(chunks):
         k0 = split[0, t]
@@ -1421,12 +1442,12 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                 _load_parts(hs, xf, zf, r, nz, scale, has)
                 if k0 <= r < k1:
                     lefts[r] = has
-                _copy_row(us, _row3(U, 0, slot))
+                _scale_row_into(us, _row3(U, 0, slot), vs)
                 if sides[1] == REFLECTIVE:
                     U[0, slot, nx] = 0.0   # a reflective wall's face: `_wave_fast` relies on it
-                _copy_row(ws, _row3(W, 0, r & _WMASK))
+                _scale_row_into(ws, _row3(W, 0, r & _WMASK), vs)
                 if r == nz - 1:
-                    _copy_row(_row(w, nz) if k1 == nz else _row3(halo_w, t, reach + nz - k1), _row3(W, 0, WALL))
+                    _scale_row_into(_row(w, nz) if k1 == nz else _row3(halo_w, t, reach + nz - k1), _row3(W, 0, WALL), vs)
             rn = it + 1                  # the next row to load: a share of it per level (see _prefetch)
             hint = k0 <= rn < k1
             if rn <= hi:                 # the next row's first bed cell: a level row's load reads it
@@ -1452,18 +1473,18 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     near = j == a and _fast_row(rows, low, lev, j - 1, nz, fq)
                     if _fast_row(rows, low, lev, j, nz, fq):
                         lown, q = _wave_fast(H, U, W, gpair, xf, lev - 1, lev, j, j == a, near, p, 1 - p, bed,
-                                             sides, side_eta, g, cf, cs, gc, vc, vcap, unit, key0 + lev)
+                                             sides, side_eta, g, cs, gc, vc, vcap, vs, unit, key0 + lev)
                         if lown <= wq or (j > a and low[lev, (j - 1) & _LMASK] <= wq):
                             _need_bed_units(BQ, held, bed, j, nz, scale)
                             _refresh_faces(H, U, W, wpair, ua, xf, zf, lev - 1, lev, j, nz, j == a, p, bed, ax, az,
-                                           sides, side_eta, g, s32, gc, vc, vcap, dq, unit, BQ)
+                                           sides, side_eta, g, s32, gc, vc, vcap, vs, dq, unit, BQ)
                     else:
                         below = j == a or wf_row[lev] != j - 1
                         has_ext = rows[j, _EXT] != 0
                         _need_bed_units(BQ, held, bed, j, nz, scale)
                         lown, q = _wave_wetdry(H, U, W, gpair, wpair, ua, fx, xf, zf, lev - 1, lev, j, nz, j == a,
-                                               near, below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g, cf,
-                                               cs, s32, gc, vc, vcap, dq, unit, BQ, key0 + lev)
+                                               near, below, p, 1 - p, bed, ax, az, has_ext, sides, side_eta, g,
+                                               cs, s32, gc, vc, vcap, vs, dq, unit, BQ, key0 + lev)
                         wf_row[lev] = j  # its fronted z faces above are the next row's below
                     low[lev, j & _LMASK] = lown
                     if lown < _WRAPPED:
@@ -1476,10 +1497,10 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     hm = _store_row(_row3(H, lev, slot), _row(h, j), scale, lefts[j])
                     pm = _store_parts(h, _row3(H, lev, slot), xf, zf, j, unit)   # rows 0, nz - 1: all of it
                     rows[j, _H] = pm if j == 0 or j == nz - 1 else max(hm, pm)
-                    vm = max(_store_velocities(_row3(U, lev, slot), _row(u, j)),
-                             _store_velocities(_row3(W, lev, j & _WMASK), _row(w, j)))
+                    vm = max(_store_velocities(_row3(U, lev, slot), _row(u, j), inv),
+                             _store_velocities(_row3(W, lev, j & _WMASK), _row(w, j), inv))
                     if j == nz - 1:
-                        _copy_row(_row3(W, lev, WALL), _row(w, nz))
+                        _scale_row_into(_row3(W, lev, WALL), _row(w, nz), inv)
                         rows[nz, _H] = 0
                         rows[nz, _V] = _max_bits32(_row(w, nz))
                     rows[j, _V] = vm
