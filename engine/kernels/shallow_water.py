@@ -1447,7 +1447,8 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     U[0, slot, nx] = 0.0   # a reflective wall's face: `_wave_fast` relies on it
                 _scale_row_into(ws, _row3(W, 0, r & _WMASK), vs)
                 if r == nz - 1:
-                    _scale_row_into(_row(w, nz) if k1 == nz else _row3(halo_w, t, reach + nz - k1), _row3(W, 0, WALL), vs)
+                    wall = _row(w, nz) if k1 == nz else _row3(halo_w, t, reach + nz - k1)
+                    _scale_row_into(wall, _row3(W, 0, WALL), vs)
             rn = it + 1                  # the next row to load: a share of it per level (see _prefetch)
             hint = k0 <= rn < k1
             if rn <= hi:                 # the next row's first bed cell: a level row's load reads it

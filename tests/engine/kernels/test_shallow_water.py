@@ -441,6 +441,22 @@ def test_the_passes_reference_free_row_views_are_the_rows_themselves():
     assert np.count_nonzero(a != np.arange(20.0).reshape(4, 5)) == 1 and np.count_nonzero(b) == 2
 
 
+def test_ring_velocity_rows_convert_both_ways_and_report_the_stored_maximum():
+    """A pass holds velocities in cells a substep: it scales a grid row into a (padded) ring row on
+    load, and back on store, where it also takes the row's largest |v| as `_max_bits32` of what it
+    stored (the CFL statistics must describe the grid, not the ring)."""
+    k = np.float32(0.25)
+    grid = np.array([0.5, -2.0, 1.5, 0.0, 3.0], dtype=np.float32)
+    ring = np.full(8, np.nan, dtype=np.float32)          # padded: the slack stays untouched
+    sw._scale_row_into(grid, ring, k)
+    assert np.array_equal(ring[:5], grid * k) and np.isnan(ring[5:]).all()
+    ring[1] = -4.0                                        # -16 m/s once stored
+    out = np.zeros(5, dtype=np.float32)
+    bits = sw._store_velocities(ring, out, np.float32(1.0 / k))
+    assert np.array_equal(out, np.array([0.5, -16.0, 1.5, 0.0, 3.0], dtype=np.float32))
+    assert bits == np.float64(16.0).view(np.int64) == sw._max_bits32(out)
+
+
 def test_reference_free_row_views_refuse_arrays_that_are_not_c_contiguous():
     """A strided array would give a view whose type claims contiguous rows: it does not type."""
     from numba import njit
