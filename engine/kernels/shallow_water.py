@@ -1338,7 +1338,7 @@ def _scale_row_into(src, dst, k):
 
 @njit(cache=True)
 def _copy_row(src, dst):
-    """dst[:] = src, converting between float64 (the grid) and float32 (the ring) as needed."""
+    """dst[:] = src: a grid row into a halo row of the same type (see `_sweep`)."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
 
@@ -1501,8 +1501,7 @@ def _sweep(h, bed, u, w, ax, az, kinds, rows, inflow, sides, side_eta, g, dx, s,
                     vm = max(_store_velocities(_row3(U, lev, slot), _row(u, j), inv),
                              _store_velocities(_row3(W, lev, j & _WMASK), _row(w, j), inv))
                     if j == nz - 1:
-                        _scale_row_into(_row3(W, lev, WALL), _row(w, nz), inv)
                         rows[nz, _H] = 0
-                        rows[nz, _V] = _max_bits32(_row(w, nz))
+                        rows[nz, _V] = _store_velocities(_row3(W, lev, WALL), _row(w, nz), inv)
                     rows[j, _V] = vm
         split[1, t] += _cycles() - started
