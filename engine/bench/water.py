@@ -17,7 +17,9 @@ benchmark pool between its steps, so its steps reuse the statistics the last one
 From 512^2 up it also splits a step into its parts, timed on the kernel's own pieces
 (`_breakdown`): the statistics read, a pass's loads and stores, one gravity substep and one
 advection part, in ms; a step takes pass + substeps x substep + advection, plus statistics when
-the state was written since the last step.
+the state was written since the last step. Each row also gives `host_steal_pct`, the share of the
+CPU time the hypervisor spent on other guests while the row was timed (Linux): the machines are
+shared, and a row timed while they were busy says so.
 """
 from __future__ import annotations
 
@@ -81,6 +83,28 @@ def bandwidth(nbytes: int, repeats: int = 5) -> float:
         np.copyto(b, a)
         best = min(best, time.perf_counter() - t)
     return 2.0 * a.nbytes / best
+
+
+def host_cpu_ticks(stat: str = "/proc/stat") -> tuple[int, int] | None:
+    """(all CPU ticks, steal ticks) summed over the machine's CPUs from the first line of
+    /proc/stat, or None where there is no such file (not Linux)."""
+    try:
+        with open(stat) as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 9:
+        return None
+    ticks = [int(x) for x in fields[1:9]]   # user nice system idle iowait irq softirq steal
+    return sum(ticks), ticks[7]
+
+
+def steal_percent(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """Percent of the CPU ticks between two `host_cpu_ticks` readings that were stolen by the
+    hypervisor (a virtual machine's CPU waiting while the host ran another guest), or None."""
+    if before is None or after is None or after[0] <= before[0]:
+        return None
+    return round(100.0 * (after[1] - before[1]) / (after[0] - before[0]), 2)
 
 
 def _time_steps(grid: WaterGrid, budget_s: float) -> tuple[float, float, int]:
@@ -198,7 +222,9 @@ def run(quick: bool) -> dict[str, Any]:
         grid = pool(n) if scene == "pool" else shore(n)
         for _ in range(2):
             grid.step(DT)                # start the flow; first touches of the arrays
+        cpu_before = host_cpu_ticks()
         wall, best, substeps = _time_steps(grid, 0.5 if quick else 2.0)
+        steal = steal_percent(cpu_before, host_cpu_ticks())
         ref_s = _time_reference(grid, substeps, whole_step=n <= 512)
         cells = n * n
         bw = bandwidth(STATE_BYTES * cells)   # copying the state's worth into as much again
@@ -228,6 +254,8 @@ def run(quick: bool) -> dict[str, Any]:
             "unblocked_floor_sim_s_per_wall_s": DT / unblocked,
             "ns_per_cell_substep": wall / (substeps * cells) * 1e9,
         }
+        if steal is not None:
+            row["host_steal_pct"] = steal
         if n >= 512:
             for part, ms in _breakdown(grid, substeps, max(grid._last_threads, 1)).items():
                 row[f"{part}_ms"] = ms
@@ -246,6 +274,9 @@ def run(quick: bool) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "main_memory_copy_GBps": dram / 1e9,
         "load_average": round(os.getloadavg()[0], 2),   # the machines are shared: busy ones time slower
+        "host_steal": ("host_steal_pct: the share of this machine's CPU time the hypervisor ran other guests "
+                       "on instead while the row's steps were timed (/proc/stat; Linux only): above a few "
+                       "percent, the row timed the host's load as well as the kernel"),
         "first_call_s": first_call,
         "cfl": sw.CFL,
         "floor": (f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
