@@ -274,9 +274,9 @@ def run(quick: bool) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "main_memory_copy_GBps": dram / 1e9,
         "load_average": round(os.getloadavg()[0], 2),   # the machines are shared: busy ones time slower
-        "host_steal": ("host_steal_pct: the share of this machine's CPU time the hypervisor ran other guests "
-                       "on instead while the row's steps were timed (/proc/stat; Linux only): above a few "
-                       "percent, the row timed the host's load as well as the kernel"),
+        "host_steal": ("host_steal_pct: the share of this machine's CPU time that the hypervisor gave to other "
+                       "guests while the row's steps were timed (/proc/stat; Linux only); above a few percent, "
+                       "the row timed the host's load as well as the kernel"),
         "first_call_s": first_call,
         "cfl": sw.CFL,
         "floor": (f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
