@@ -74,14 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--save", default=None, metavar="PATH",
                       help="quick save file for F5/F9 (default: ~/.local/share/bottles-and-water/quicksave.npz)")
     play.add_argument("--demo-out", default=None, metavar="PATH",
-                      help="without a display: where the demo clip goes (default: out/demo.gif)")
+                      help="without a display: where the demo clip goes (default: out/demo.webp)")
     play.set_defaults(func=_cmd_play)
 
-    rec = sub.add_parser("record", help="render a level headless to a GIF, a PNG or a folder of PNGs")
+    rec = sub.add_parser("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
     rec.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
                      help="a level file, or a bundled level's name (see `bottles levels`)")
     rec.add_argument("--seconds", type=float, default=3.0)
-    rec.add_argument("--out", default="clip.gif", help="clip.gif, frame.png, or a folder/")
+    rec.add_argument("--out", default="clip.webp",
+                     help="clip.webp (animated), clip.mp4 (needs ffmpeg), clip.gif, frame.png, or a folder/")
+    rec.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     rec.add_argument("--fps", type=float, default=30.0)
     rec.add_argument("--size", default="640x360", help="frame size WxH")
     rec.add_argument("--throw", action="append", default=[], metavar="T:X,Y,Z:VX,VY,VZ[:KIND]",

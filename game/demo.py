@@ -14,7 +14,7 @@ from engine.levels import Level, load_level
 DEMO_SECONDS = 4.0
 DEMO_FPS = 20.0
 DEMO_SIZE = "640x360"
-DEFAULT_OUT = Path("out") / "demo.gif"
+DEFAULT_OUT = Path("out") / "demo.webp"   # the demo's own file: rewritten each run
 FLIGHT = 0.7            # s from release to landing for every scripted throw
 THROW_TIMES = (0.3, 1.0, 1.7, 2.4)
 
@@ -46,7 +46,7 @@ def record_args(level_path: str | Path, mods: list[str], out: str | Path) -> arg
     level = load_level(level_path)
     return argparse.Namespace(level=str(level_path), seconds=DEMO_SECONDS, out=str(out), fps=DEMO_FPS,
                               size=DEMO_SIZE, throw=demo_throws(level), script=None, debug=None,
-                              mod=list(mods))
+                              mod=list(mods), force=True)
 
 
 def run(level_path: str | Path, mods: list[str] | None = None, out: str | Path = DEFAULT_OUT) -> int:

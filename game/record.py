@@ -1,4 +1,10 @@
-"""`bottles record`: render a level headless, frame by frame, to a GIF, a PNG or a folder of PNGs.
+"""`bottles record`: render a level headless, frame by frame, to a clip, a PNG or a folder of PNGs.
+
+The kind of output follows the --out name: `.webp` (animated WebP through Pillow, lossy: small
+enough to share, about 0.2 MB a second at 640x360), `.mp4` (H.264 through ffmpeg, only where an
+`ffmpeg` program is on PATH), `.gif` (palette per frame: large, kept for old viewers), `.png` (the
+last frame), or a name ending in `/` (a folder of PNGs, one a frame). Any other extension is an
+error, and an existing file or non-empty folder is kept unless --force is given.
 
 The simulation runs at its fixed step; a frame is drawn each time simulated time passes the next
 frame time (1 / --fps apart). Throws come from `--throw T:X,Y,Z:VX,VY,VZ[:KIND]` (repeatable) or
@@ -28,6 +34,63 @@ import numpy as np
 
 class RecordError(ValueError):
     """A bad --throw, --script, --size or --out; the message says which and how to fix it."""
+
+
+CLIP_KINDS = {".webp": "webp", ".mp4": "mp4", ".gif": "gif", ".png": "png"}
+WEBP_QUALITY = 70       # Pillow's lossy WebP quality, 0-100: 70 keeps tile grout and foam legible
+
+
+def output_kind(out: str | Path, force: bool = False) -> str:
+    """The kind of file `out` names ("webp", "mp4", "gif", "png" or "dir"); RecordError when the
+    extension is unknown, mp4 is asked for without ffmpeg, or `out` exists and `force` is not set."""
+    import shutil
+    text = str(out)
+    p = Path(text)
+    if text.endswith(("/", "\\")) or (p.is_dir() and not p.suffix):
+        kind = "dir"
+    elif not p.suffix:
+        raise RecordError(f"--out {text!r}: no extension; use .webp, .mp4, .gif, .png, or end a folder name with /")
+    else:
+        kind = CLIP_KINDS.get(p.suffix.lower(), "")
+        if not kind:
+            raise RecordError(f"--out {text!r}: unknown extension {p.suffix!r}; use .webp (animated), .mp4 "
+                              f"(needs ffmpeg), .gif, .png (last frame), or a folder name ending in /")
+    if kind == "mp4" and shutil.which("ffmpeg") is None:
+        raise RecordError(f"--out {text!r}: MP4 needs the ffmpeg program, which is not on PATH; "
+                          f"install it (apt install ffmpeg) or use a .webp clip")
+    if not force:
+        if kind == "dir" and p.is_dir() and any(p.glob("frame_*.png")):
+            raise RecordError(f"--out {text!r}: the folder already holds frames; add --force to overwrite them")
+        if kind != "dir" and p.exists():
+            raise RecordError(f"--out {text!r}: the file exists; add --force to overwrite it, or choose another name")
+    return kind
+
+
+def write_clip(out: Path, kind: str, frames: list[np.ndarray], fps: float) -> None:
+    """Write RGB frames (h, w, 3 uint8) to `out` as an animated WebP, MP4 or GIF."""
+    from PIL import Image
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ms = int(round(1000 / fps))
+    if kind == "webp":
+        imgs = [Image.fromarray(a) for a in frames]
+        imgs[0].save(out, format="WEBP", save_all=True, append_images=imgs[1:], duration=ms, loop=0,
+                     quality=WEBP_QUALITY, method=4)
+    elif kind == "gif":
+        imgs = [Image.fromarray(a).quantize(colors=255, method=Image.Quantize.MEDIANCUT) for a in frames]
+        imgs[0].save(out, save_all=True, append_images=imgs[1:], duration=ms, loop=0, optimize=False)
+    elif kind == "mp4":
+        import shutil
+        import subprocess
+        h, w = frames[0].shape[:2]
+        cmd = [shutil.which("ffmpeg") or "ffmpeg", "-loglevel", "error", "-y", "-f", "rawvideo",
+               "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", f"{fps:g}", "-i", "-", "-c:v", "libx264",
+               "-pix_fmt", "yuv420p", "-crf", "26", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", str(out)]
+        proc = subprocess.run(cmd, input=b"".join(np.ascontiguousarray(a).tobytes() for a in frames),
+                              capture_output=True)
+        if proc.returncode != 0:
+            raise RecordError(f"--out {out}: ffmpeg failed: {proc.stderr.decode(errors='replace').strip()[:300]}")
+    else:
+        raise ValueError(kind)
 
 
 @dataclass(slots=True)
@@ -137,7 +200,7 @@ def record(args: argparse.Namespace) -> int:
         if not args.seconds > 0 or not args.fps > 0:
             raise RecordError("--seconds and --fps must be > 0")
         out = Path(args.out)
-        kind = "gif" if out.suffix.lower() == ".gif" else "png" if out.suffix.lower() == ".png" else "dir"
+        kind = output_kind(args.out, bool(getattr(args, "force", False)))
         try:
             window = create_context(64, 64, headless=True)
         except ContextError as exc:
@@ -168,7 +231,7 @@ def record(args: argparse.Namespace) -> int:
             rgba = renderer.read_rgba()
             if kind == "dir":
                 Image.fromarray(rgba[..., :3]).save(out / f"frame_{f:05d}.png")
-            elif kind == "gif":
+            elif kind in ("gif", "webp", "mp4"):
                 frames.append(rgba[..., :3].copy())
             elif f == n_frames - 1:
                 frames = [rgba[..., :3].copy()]
@@ -182,10 +245,8 @@ def record(args: argparse.Namespace) -> int:
             print(f"bottles record: GL errors: {', '.join(errors)}", file=sys.stderr)
         for fail in getattr(sim, "failures", []):
             print(f"warning: {fail}", file=sys.stderr)
-        if kind == "gif":
-            imgs = [Image.fromarray(a).quantize(colors=255, method=Image.Quantize.MEDIANCUT) for a in frames]
-            imgs[0].save(out, save_all=True, append_images=imgs[1:], duration=int(round(1000 / args.fps)), loop=0,
-                         optimize=False)
+        if kind in ("gif", "webp", "mp4"):
+            write_clip(out, kind, frames, args.fps)
         elif kind == "png":
             out.parent.mkdir(parents=True, exist_ok=True)
             Image.fromarray(frames[-1]).save(out)
