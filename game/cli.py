@@ -1,4 +1,4 @@
-"""`bottles`: play, record, validate, levels, bench. No traceback reaches the user."""
+"""`bottles`: play, record, validate, schema, levels, bench. No traceback reaches the user."""
 from __future__ import annotations
 
 import argparse
@@ -44,6 +44,13 @@ def _cmd_levels(args: argparse.Namespace) -> int:
         except LevelError as exc:
             desc = f"BROKEN: {exc.lines()[0]}"
         print(f"{path.stem:<20} {desc}")
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    """Print the level reference (Markdown) or, with --json, the level JSON Schema."""
+    from engine.levels import reference
+    sys.stdout.write(reference.json_text() if args.json else reference.markdown())
     return 0
 
 
@@ -96,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="check level files; exit 1 if any has problems")
     val.add_argument("files", nargs="+")
     val.set_defaults(func=_cmd_validate)
+
+    sch = sub.add_parser("schema", help="print the level file reference (every key) from the schema")
+    sch.add_argument("--json", action="store_true", help="a JSON Schema for editors instead of Markdown")
+    sch.set_defaults(func=_cmd_schema)
 
     lv = sub.add_parser("levels", help="list the bundled levels")
     lv.set_defaults(func=_cmd_levels)

@@ -88,7 +88,8 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
     def in_obstacle(x: float, y: float, z: float) -> str | None:
         for k, ob in obstacles:
             top = float(obstacle_height(ob, np.array([x]), np.array([z]), size)[0])
-            if y < top:
+            # top 0: (x, z) is off the obstacle's footprint; y < 0 is "below the floor", said elsewhere
+            if 0.0 <= y < top:
                 return f"is inside obstacle[{k}] ({ob.kind} with its top at {top:.3g} m): raise y above it"
         return None
 

@@ -23,11 +23,12 @@ _KINDS = {"float", "int", "bool", "str", "enum", "vec2", "vec3", "quat", "table"
 def spec(kind: str, *, default: Any = MISSING, min: float | None = None, max: float | None = None,
          choices: tuple[str, ...] | None = None, cls: type | None = None, doc: str = "",
          convert: Callable[[Any, str, list[Problem]], Any] | None = None,
-         exclusive_min: bool = False) -> Any:
-    """Declare a level field: its kind, default, range and meaning."""
+         exclusive_min: bool = False, unit: str | None = None) -> Any:
+    """Declare a level field: its kind, default, range and meaning (`unit` when the doc's own
+    trailing unit, which `bottles schema` reads, is not the one to show)."""
     assert kind in _KINDS, kind
     meta = dict(kind=kind, min=min, max=max, choices=choices, cls=cls, doc=doc, convert=convert,
-                exclusive_min=exclusive_min)
+                exclusive_min=exclusive_min, unit=unit)
     if default is MISSING:
         return field(metadata=meta)
     if isinstance(default, (list, dict, set)):
@@ -58,7 +59,9 @@ def _number(v: Any, path: str, problems: list[Problem], meta: dict, integer: boo
     lo, hi = meta.get("min"), meta.get("max")
     low_bad = lo is not None and (v <= lo if meta.get("exclusive_min") else v < lo)
     if low_bad or (hi is not None and v > hi):
-        if lo is not None and hi is not None:
+        if lo is not None and hi is not None and meta.get("exclusive_min"):
+            problems.append((path, f"must be greater than {lo:g} and at most {hi:g} (got {v:g})"))
+        elif lo is not None and hi is not None:
             problems.append((path, f"must be between {lo:g} and {hi:g} (got {v:g})"))
         elif lo is not None:
             word = "greater than" if meta.get("exclusive_min") else "at least"

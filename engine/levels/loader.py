@@ -108,7 +108,9 @@ def load_level(path: str | Path) -> Level:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise LevelError([(str(p), 0, "", "no such level file (try `bottles levels` for the bundled ones)")]) from None
+        from engine.paths import suggest_level
+        raise LevelError([(str(p), 0, "", f"no such level file{suggest_level(p)} "
+                                          "(try `bottles levels` for the bundled ones)")]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LevelError([(str(p), 0, "", f"cannot read: {exc}")]) from None
     return parse_level(text, p)

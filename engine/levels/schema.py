@@ -48,10 +48,10 @@ def _side(v: Any, path: str, problems: list[Problem]) -> SideSpec | None:
 @dataclass(frozen=True, slots=True)
 class Boundary:
     """What each side of the pool does to waves and water."""
-    x_min: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at x = 0")
-    x_max: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at x = size_x")
-    z_min: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at z = 0")
-    z_max: SideSpec = spec("any", default=SideSpec(), convert=_side, doc="side at z = size_z")
+    x_min: SideSpec = spec("any", default=SideSpec(), convert=_side, cls=SideSpec, doc="side at x = 0")
+    x_max: SideSpec = spec("any", default=SideSpec(), convert=_side, cls=SideSpec, doc="side at x = size_x")
+    z_min: SideSpec = spec("any", default=SideSpec(), convert=_side, cls=SideSpec, doc="side at z = 0")
+    z_max: SideSpec = spec("any", default=SideSpec(), convert=_side, cls=SideSpec, doc="side at z = size_z")
 
     def side(self, name: str) -> str:
         """The kind of one side ("reflective", "absorbing", "inflow", "outflow")."""
@@ -106,7 +106,7 @@ class BumpSpec:
 @dataclass(frozen=True, slots=True)
 class WaterSpec:
     level: float = spec("float", default=0.3, min=0.0, max=50.0, doc="initial surface height above the floor, m")
-    boundary: Boundary = spec("any", default=Boundary(), convert=_boundary,
+    boundary: Boundary = spec("any", default=Boundary(), convert=_boundary, cls=Boundary,
                               doc='"reflective", "absorbing", or a table per side')
     bumps: tuple[BumpSpec, ...] = spec("tables", default=(), cls=BumpSpec, doc="initial surface mounds")
     damping: float = spec("float", default=0.25, min=0.0, max=100.0,
@@ -187,6 +187,34 @@ class CameraSpec:
     fov: float = spec("float", default=50.0, min=10.0, max=120.0, doc="vertical field of view, degrees")
 
 
+BED_MATERIALS = ("tile", "sand", "stone")
+OBSTACLE_MATERIALS = ("concrete", "stone", "wood", "tile")
+
+
+@dataclass(frozen=True, slots=True)
+class LookSpec:
+    """How the pool looks: what its floor and obstacles are made of, and the water's optics.
+
+    Light crossing a path of length L through the water keeps exp(-(absorption + scattering) L)
+    of itself (Beer-Lambert); the scattered part returns as `scatter_color`. Both coefficients
+    are per metre, red green blue.
+    """
+    bed: str = spec("enum", default="tile", choices=BED_MATERIALS,
+                    doc="pool floor: glazed tiles, beach sand or harbour stone")
+    walls: str = spec("enum", default="tile", choices=BED_MATERIALS, doc="pool walls and deck")
+    obstacles: str = spec("enum", default="concrete", choices=OBSTACLE_MATERIALS,
+                          doc="what pillars, boxes, ramps, ledges and walls are made of")
+    absorption: tuple[float, float, float] = spec("vec3", default=(0.45, 0.09, 0.06), min=0.0, max=100.0,
+                                                  doc="water's absorption per metre (r, g, b), 1/m; pure water "
+                                                      "takes red first, so depth turns blue-green")
+    scattering: tuple[float, float, float] = spec("vec3", default=(0.03, 0.05, 0.06), min=0.0, max=100.0,
+                                                  doc="in-scattering per metre (r, g, b), 1/m: how milky it is")
+    scatter_color: tuple[float, float, float] = spec("vec3", default=(0.10, 0.42, 0.48), min=0.0, max=1.0,
+                                                     doc="colour of light scattered back out of deep water")
+    foam: float = spec("float", default=1.0, min=0.0, max=4.0,
+                       doc="strength of shoreline foam and flow streaks (0: none)")
+
+
 @dataclass(frozen=True, slots=True)
 class Level:
     """A validated level. `path` is where it came from (None for levels built in code)."""
@@ -201,6 +229,7 @@ class Level:
     sky: SkySpec = spec("table", default=SkySpec(), cls=SkySpec)
     lights: tuple[LightSpec, ...] = spec("tables", default=(), cls=LightSpec, doc="up to 4 point lights")
     camera: CameraSpec = spec("table", default=CameraSpec(), cls=CameraSpec)
+    look: LookSpec = spec("table", default=LookSpec(), cls=LookSpec, doc="materials and water optics")
     terrain: TerrainSpec = spec("table", default=TerrainSpec(), cls=TerrainSpec, doc="the pool floor")
     obstacles: tuple[ObstacleSpec, ...] = spec("tables", default=(), cls=ObstacleSpec,
                                                doc="boxes, pillars, ramps, ledges and walls in the pool")
@@ -209,7 +238,7 @@ class Level:
     objects: tuple[ObjectSpec, ...] = spec("tables", default=(), cls=ObjectSpec, doc="rigid bodies at t = 0")
     throwables: tuple[ThrowableSpec, ...] = spec("tables", default=(), cls=ThrowableSpec,
                                                  doc="what the player may throw (default: a bottle)")
-    materials: Mapping[str, MaterialSpec] | None = spec("any", default=None, convert=materials_table,
+    materials: Mapping[str, MaterialSpec] | None = spec("any", default=None, convert=materials_table, cls=MaterialSpec,
                                                         doc="[materials.NAME] density, restitution, friction")
     # not from TOML keys directly
     path: Path | None = None
