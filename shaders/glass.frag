@@ -9,18 +9,11 @@ in vec4 tint;
 in float level;
 out vec4 frag_color;
 
+#include "lighting.glsl"
+
 uniform sampler2D water;
 uniform samplerCube sky;
 uniform vec2 pool_size;
-uniform vec3 camera_position;
-uniform vec3 sun_direction;
-uniform vec3 sun_color;
-#ifndef LIGHTS
-#define LIGHTS 4                  // the renderer compiles with the level's number of point lights
-#endif
-uniform vec3 light_position[4];
-uniform vec3 light_color[4];
-uniform float light_radius[4];
 uniform int clip_side;            // 0 all, -1 keep below the water surface, +1 keep above it
 uniform float edge_strength;
 
@@ -39,19 +32,13 @@ void main() {
     if (!gl_FrontFacing) n = -n;
     vec3 v = normalize(camera_position - world_position);
     float nv = max(dot(n, v), 0.0);
-    float f = 0.04 + 0.96 * pow(1.0 - nv, 5.0);          // Schlick, glass n = 1.5
+    float f = 0.04 + 0.96 * pow5(1.0 - nv);              // Schlick, glass n = 1.5
     vec3 refl = texture(sky, reflect(-v, n)).rgb;
     vec3 sun = normalize(sun_direction);
-    vec3 h = normalize(sun + v);
-    float spec = pow(max(dot(n, h), 0.0), 900.0) * 8.0 + pow(max(dot(n, h), 0.0), 80.0) * 0.25;
-    vec3 col = tint.rgb * (0.35 + 0.4 * max(dot(n, sun), 0.0)) + refl * f + sun_color * spec;
-    for (int i = 0; i < LIGHTS; ++i) {
-        vec3 d = light_position[i] - world_position;
-        float dist = length(d);
-        float fall = clamp(1.0 - dist / light_radius[i], 0.0, 1.0);
-        vec3 hl = normalize(d / max(dist, 1e-4) + v);
-        col += light_color[i] * fall * fall * pow(max(dot(n, hl), 0.0), 400.0) * 3.0;
-    }
+    vec3 glint = sun_glint(n, v, 8.0, 0.25);
+    float spec = dot(glint, vec3(0.333)) / max(dot(sun_color, vec3(0.333)), 1e-3);
+    vec3 col = tint.rgb * (0.35 + 0.4 * max(dot(n, sun), 0.0)) + refl * f + glint;
+    col += lamp_glints(world_position, n, v) * 1.2;
     float edge = 1.0 - smoothstep(0.0, 0.08, min(bary.x, min(bary.y, bary.z)));
     col += vec3(0.6, 0.8, 0.7) * edge * edge_strength;
     float alpha = clamp(tint.a + f * 0.6 + spec * 0.5 + edge * edge_strength * 0.5, 0.0, 1.0);

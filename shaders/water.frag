@@ -1,12 +1,23 @@
 #version 330 core
-// The water surface: refraction of the scene below (screen texture looked up with an offset from
-// the surface normal, scaled by the water depth), absorption, sky reflection (cube map) with a
-// Fresnel term, sun and lamp highlights, foam. Debug mode 1 shows the depth as a colour map.
+// The water surface. Looking down through it: the scene behind (screen texture looked up with an
+// offset from the surface normal, scaled by the water depth: refraction), seen through the path
+// the refracted ray travels in the water, depth / cos(refracted angle), with Beer-Lambert
+// absorption and in-scattering (water_optics.glsl): an island, a beach and the deep end differ at
+// a glance. Looking at it: the sky cube map by Fresnel (Schlick), sun and lamp glints. On top:
+// splash foam, shoreline foam, and streaks carried along by the velocity (a two-phase flow map).
+// Debug views 1-3 colour the depth, the divergence or the vorticity by the legend's palette.
 in vec3 world_position;
 out vec4 frag_color;
 
+#include "lighting.glsl"
+#include "water_optics.glsl"
+
 uniform sampler2D water;             // r: eta, g: depth h, b: d(eta)/dx, a: d(eta)/dz
-uniform sampler2D water_extra;       // r: foam
+uniform sampler2D water_extra;       // r: splash foam, g: caustic focus / 3, b: shoreline nearness
+uniform sampler2D velocity;          // rg: cell-centred velocity (u, w), m/s
+uniform sampler2D streaks;           // r: tiling foam pattern
+uniform sampler2D debug_field;       // r: the field a debug view shows
+uniform sampler2D palette;           // row 0: sequential (depth), row 1: diverging (signed fields)
 uniform vec2 pool_size;
 uniform sampler2D scene_color;
 uniform sampler2D scene_depth;
@@ -15,48 +26,38 @@ uniform mat4 view;
 uniform vec2 viewport;
 uniform float near;
 uniform float far;
-uniform vec3 camera_position;
-uniform vec3 sun_direction;
-uniform vec3 sun_color;
-#ifndef LIGHTS
-#define LIGHTS 4                  // the renderer compiles with the level's number of point lights
-#endif
-uniform vec3 light_position[4];
-uniform vec3 light_color[4];
-uniform float light_radius[4];
 uniform float refraction_strength;   // screen-space offset per unit normal tilt per metre of water
-uniform vec3 absorption;             // per metre
-uniform vec3 deep_color;
-uniform float max_depth;             // colour-map range for the depth view, m
-uniform int debug_mode;
-
-// integer powers by squaring: llvmpipe's pow() is exp2(log2) and dominated this shader
-float pow5(float x) { float x2 = x * x; return x2 * x2 * x; }
-float pow16(float x) { x *= x; x *= x; x *= x; return x * x; }
+uniform float foam_strength;
+uniform float time;
+uniform vec2 field_range;            // debug view: the field values at the palette's two ends
+uniform int debug_mode;              // 0 picture, 1 depth, 2 divergence, 3 vorticity
 
 float linear_depth(float d) {
     float z = d * 2.0 - 1.0;
     return 2.0 * near * far / (far + near - z * (far - near));
 }
 
-vec3 ramp(float t) {   // blue -> cyan -> green -> yellow -> red
-    t = clamp(t, 0.0, 1.0);
-    return clamp(vec3(1.5 - abs(4.0 * t - 3.0), 1.5 - abs(4.0 * t - 2.0), 1.5 - abs(4.0 * t - 1.0)), 0.0, 1.0);
+vec4 debug_view(vec4 wt) {
+    bool signed_field = debug_mode != 1;
+    float value = debug_mode == 1 ? wt.g : texture(debug_field, world_position.xz / pool_size).r;
+    float t = clamp((value - field_range.x) / (field_range.y - field_range.x), 0.0, 1.0);
+    vec3 c = texture(palette, vec2(t, signed_field ? 0.75 : 0.25)).rgb;
+    // depth: a contour every 5 cm; every view: a faint 25 cm grid to read distances by
+    float lines = 0.0;
+    if (!signed_field) {   // one pixel wide, whatever the slope: distance to the contour in pixels
+        float q = value / 0.05;
+        lines = (1.0 - clamp(abs(fract(q + 0.5) - 0.5) / max(fwidth(q), 1e-5), 0.0, 1.0)) * 0.45;
+    }
+    float grid = step(0.96, max(fract(world_position.x / 0.25), fract(world_position.z / 0.25)));
+    return vec4(c * (1.0 - lines) * (1.0 - 0.2 * grid), 1.0);
 }
 
 void main() {
-    // the surface at this pixel, from the height field (bilinear between cell centres)
     vec2 wuv = world_position.xz / pool_size;
     vec4 wt = texture(water, wuv);
-    vec2 foam_depth = vec2(texture(water_extra, wuv).r, wt.g);
-    vec3 surface_normal = vec3(-wt.b, 1.0, -wt.a);
-    if (debug_mode == 1) {
-        vec3 c = ramp(foam_depth.y / max_depth);
-        float grid = step(0.94, max(fract(world_position.x / 0.25), fract(world_position.z / 0.25)));
-        frag_color = vec4(c * (1.0 - 0.25 * grid), 1.0);
-        return;
-    }
-    vec3 n = normalize(surface_normal);
+    if (debug_mode != 0) { frag_color = debug_view(wt); return; }
+    vec3 extra = texture(water_extra, wuv).rgb;
+    vec3 n = normalize(vec3(-wt.b, 1.0, -wt.a));
     vec3 v = normalize(camera_position - world_position);
     if (dot(v, n) < 0.0) n = -n;     // seen from below the surface
 
@@ -68,31 +69,34 @@ void main() {
     vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), vec2(0.001), vec2(0.999));
     float thick2 = linear_depth(texture(scene_depth, ruv).r) - zw;
     if (thick2 < 0.0) { ruv = suv; } else { thick = thick2; }   // never pull in what is above water
-    vec3 transmit = exp(-absorption * thick);
-    vec3 refracted = texture(scene_color, ruv).rgb * transmit + deep_color * (1.0 - transmit);
+    // the refracted ray's path to the bed, depth / cos(theta_t) (Snell, n = 1.33), no longer than
+    // the distance to whatever it meets first (a wall, an obstacle, a bottle)
+    vec3 rr = refract(-v, n, 1.0 / 1.33);
+    float path = min(wt.g / max(-rr.y, 0.15), thick * 1.2);
+    vec3 light = sun_color * max(normalize(sun_direction).y, 0.0) * 0.6 + sky_ambient(vec3(0.0, 1.0, 0.0)) * 0.5;
+    vec3 refracted = through_water(texture(scene_color, ruv).rgb, path, light);
 
     // reflection of the sky, Fresnel (Schlick, water n = 1.33: F0 = 0.02)
     vec3 r = reflect(-v, n);
     r.y = abs(r.y);
     float f = 0.02 + 0.98 * pow5(1.0 - max(dot(n, v), 0.0));
     vec3 col = mix(refracted, texture(sky, r).rgb, f);
+    col += sun_glint(n, v, 6.0, 0.10) + lamp_glints(world_position, n, v);
 
-    vec3 h = normalize(normalize(sun_direction) + v);
-    float nh = max(dot(n, h), 0.0);
-    float n80 = pow5(pow16(nh)), n800 = pow5(n80 * n80);      // nh^80, nh^800
-    col += sun_color * (n800 * 6.0 + n80 * 0.10);
-    for (int i = 0; i < LIGHTS; ++i) {
-        vec3 d = light_position[i] - world_position;
-        float dist = length(d);
-        float fall = clamp(1.0 - dist / light_radius[i], 0.0, 1.0);
-        vec3 hl = normalize(d / max(dist, 1e-4) + v);
-        col += light_color[i] * fall * fall * pow(max(dot(n, hl), 0.0), 300.0) * 2.0;
-    }
-    float foam = foam_depth.x;
-    if (foam > 0.01) {   // froth broken into blobs so it does not read as paint
-        vec2 q = world_position.xz * 60.0;
-        float blob = fract(sin(dot(floor(q), vec2(12.9898, 78.233))) * 43758.5453);
-        col = mix(col, vec3(0.93, 0.96, 0.97), clamp(foam * (0.5 + 0.8 * blob), 0.0, 0.9));
-    }
-    frag_color = vec4(col, 1.0);
+    // foam: splashes (CPU field), the shoreline, and streaks advected by the flow. The streak
+    // pattern is read at two offsets along -velocity that grow with time and restart half a period
+    // apart, cross-faded so the restart never shows (a flow map): it visibly drifts downstream.
+    vec2 vel = texture(velocity, wuv).rg;
+    float speed = length(vel);
+    const float period = 2.0;
+    float p0 = fract(time / period), p1 = fract(time / period + 0.5);
+    float s0 = texture(streaks, (world_position.xz - vel * p0 * period) * 1.3).r;
+    float s1 = texture(streaks, (world_position.xz - vel * p1 * period) * 1.3 + 0.37).r;
+    float pattern = mix(s0, s1, abs(2.0 * p0 - 1.0));
+    float flow = smoothstep(0.06, 0.45, speed) * smoothstep(0.45, 0.8, pattern);
+    float shore = extra.b * smoothstep(0.25, 0.65, pattern + 0.25 * extra.b);
+    float splash = extra.r * (0.5 + 0.8 * pattern);
+    float foam = clamp((splash + shore * 0.8 + flow * 0.7) * foam_strength, 0.0, 0.92);
+    col = mix(col, vec3(0.93, 0.96, 0.97) * (0.55 + 0.45 * max(normalize(sun_direction).y, 0.0)) + 0.1, foam);
+    frag_color = vec4(haze(col, world_position), 1.0);
 }

@@ -6,6 +6,10 @@
 // pixel or two on screen, where llvmpipe pays for triangles nobody can see). Only the position
 // is passed on: the fragment shader reads the normal (height-field gradient), depth and foam
 // from the water textures at its own point, so shading keeps every cell at any stride.
+// A dry corner of a quad that has water takes the lowest wet corner's height: a dry cell's eta
+// is its bed, which at a wall, an obstacle or a shore can stand far above the water, and joining
+// the two would raise a vertical sheet ("curtain") of water there. The flat edge it gives instead
+// ends under the obstacle or in the sand.
 layout(points) in;
 layout(triangle_strip, max_vertices = 4) out;
 
@@ -48,7 +52,19 @@ void main() {
     vec4 c10 = corner(q + ivec2(s, 0), h10);
     vec4 c01 = corner(q + ivec2(0, s), h01);
     vec4 c11 = corner(q + ivec2(s, s), h11);
-    if (max(max(h00, h10), max(h01, h11)) < dry_depth) return;   // dry: no surface
+    bvec4 wet = bvec4(h00 >= dry_depth, h10 >= dry_depth, h01 >= dry_depth, h11 >= dry_depth);
+    if (!any(wet)) return;   // dry: no surface
+    if (!all(wet)) {
+        float low = 1e9;
+        if (wet.x) low = min(low, c00.y);
+        if (wet.y) low = min(low, c10.y);
+        if (wet.z) low = min(low, c01.y);
+        if (wet.w) low = min(low, c11.y);
+        if (!wet.x) c00.y = min(c00.y, low);
+        if (!wet.y) c10.y = min(c10.y, low);
+        if (!wet.z) c01.y = min(c01.y, low);
+        if (!wet.w) c11.y = min(c11.y, low);
+    }
     if (c00.y + c11.y > c10.y + c01.y) {
         put(c10); put(c00); put(c11); put(c01);
     } else {

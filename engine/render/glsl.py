@@ -3,6 +3,11 @@
 Uniform names in the shaders match the Python names that set them: `program["sun_direction"] = v`.
 A uniform the GLSL compiler optimised away is ignored, so a shader may drop one without breaking
 the caller.
+
+Code shared by several shaders (the lighting model, the water optics) lives once in
+shaders/include/*.glsl and is pulled in with `#include "lighting.glsl"` on a line of its own.
+Each included file gets its own GLSL source-string number through `#line`, so a compile error in
+it is reported as shaders/include/lighting.glsl:LINE, not as a line of the including file.
 """
 from __future__ import annotations
 
@@ -18,7 +23,9 @@ from engine.render.context import gl
 
 _STAGES = {".vert": "GL_VERTEX_SHADER", ".geom": "GL_GEOMETRY_SHADER", ".frag": "GL_FRAGMENT_SHADER"}
 # Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."; AMD/Intel: "ERROR: 0:12: ..."
-_LINE = re.compile(r"^(?:ERROR:\s*|WARNING:\s*)?\d+[:(](\d+)\)?(?:\(\d+\))?\s*:?\s*(.*)$")
+_LINE = re.compile(r"^(?:ERROR:\s*|WARNING:\s*)?(\d+)[:(](\d+)\)?(?:\(\d+\))?\s*:?\s*(.*)$")
+_INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*$')
+INCLUDES = SHADERS / "include"
 
 
 class ShaderError(RuntimeError):
@@ -30,16 +37,53 @@ def shader_files(folder: Path = SHADERS) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in _STAGES)
 
 
-def _format_log(path: Path, log: str) -> str:
+def _shown(path: Path) -> Path:
     try:
-        shown = path.relative_to(SHADERS.parent)
+        return path.relative_to(SHADERS.parent)
     except ValueError:
-        shown = path
+        return path
+
+
+def _format_log(path: Path, log: str, sources: list[Path] | None = None) -> str:
+    """Turn a driver's log into file:line: message lines (`sources[n]` is source string n)."""
+    sources = sources or [path]
     out = []
     for raw in log.strip().splitlines():
         m = _LINE.match(raw.strip())
-        out.append(f"{shown}:{m.group(1)}: {m.group(2)}" if m else f"{shown}: {raw.strip()}")
-    return "\n".join(out) or f"{shown}: compile failed (no log)"
+        if m:
+            n = int(m.group(1))
+            where = _shown(sources[n] if n < len(sources) else path)
+            out.append(f"{where}:{m.group(2)}: {m.group(3)}")
+        else:
+            out.append(f"{_shown(path)}: {raw.strip()}")
+    return "\n".join(out) or f"{_shown(path)}: compile failed (no log)"
+
+
+def expand_includes(source: str, path: Path, sources: list[Path] | None = None) -> tuple[str, list[Path]]:
+    """Replace each `#include "name.glsl"` line with that file from shaders/include/.
+
+    Returns the expanded text and the list of files by GLSL source-string number (0: `path`).
+    A file is included once per program source (a second include of it is dropped), and an
+    unknown name raises ShaderError at the including line.
+    """
+    sources = sources if sources is not None else [path]
+    own = sources.index(path) if path in sources else 0
+    out = []
+    for lineno, line in enumerate(source.split("\n"), start=1):
+        m = _INCLUDE.match(line)
+        if not m:
+            out.append(line)
+            continue
+        inc = INCLUDES / m.group(1)
+        if inc in sources:
+            out.append(f"// {m.group(1)} already included")
+            continue
+        if not inc.is_file():
+            raise ShaderError(f"{_shown(path)}:{lineno}: #include \"{m.group(1)}\": no such file in {_shown(INCLUDES)}/")
+        sources.append(inc)
+        body, _ = expand_includes(inc.read_text(), inc, sources)
+        out.append(f"#line 1 {sources.index(inc)}\n{body}\n#line {lineno + 1} {own}")
+    return "\n".join(out), sources
 
 
 def _with_defines(source: str, defines: dict[str, Any] | None) -> str:
@@ -64,6 +108,7 @@ def compile_shader(path: Path, defines: dict[str, Any] | None = None) -> int:
     source = path.read_text()
     if not source.lstrip().startswith("#version"):
         raise ShaderError(f"{path}:1: must start with '#version 330 core'")
+    source, sources = expand_includes(source, path)
     source = _with_defines(source, defines)
     sh = g.glCreateShader(getattr(g, _STAGES[path.suffix]))
     data = source.encode()
@@ -77,7 +122,7 @@ def compile_shader(path: Path, defines: dict[str, Any] | None = None) -> int:
     if not ok.value:
         log = _info_log(sh, shader=True)
         g.glDeleteShader(sh)
-        raise ShaderError(_format_log(path, log))
+        raise ShaderError(_format_log(path, log, sources))
     return sh
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from typing import Any
+
 from numpy.typing import ArrayLike, NDArray
 
 F32 = np.float32
@@ -45,7 +47,7 @@ def pool_mesh(size: tuple[float, float], wall_height: float, deck: float = 6.0,
     """Return the basin's triangles: floor, four inner walls and the deck around the rim.
 
     Layout per vertex: position (3), normal (3), uv (2, in texture repeats: `repeat` metres inside
-    the pool, `deck_repeat` on the deck), material (1: 0 pool tile, 1 deck stone, 2 outer wall). Faces wind counter-clockwise seen from the side their normal
+    the pool, `deck_repeat` on the deck), material (1: 0 floor, 1 deck, 2 outer wall, 3 inner walls). Faces wind counter-clockwise seen from the side their normal
     points to.
     """
     sx, sz = size
@@ -55,11 +57,11 @@ def pool_mesh(size: tuple[float, float], wall_height: float, deck: float = 6.0,
     # floor (normal up); counter-clockwise seen from above means x then -z
     v += _quad((0, 0, sz), (sx, 0, sz), (sx, 0, 0), (0, 0, 0), (0, 1, 0),
                (0, sz * t), (sx * t, sz * t), (sx * t, 0), (0, 0), 0)
-    # inner walls, normals into the pool
-    v += _quad((0, 0, 0), (sx, 0, 0), (sx, h, 0), (0, h, 0), (0, 0, 1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 0)
-    v += _quad((sx, 0, sz), (0, 0, sz), (0, h, sz), (sx, h, sz), (0, 0, -1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 0)
-    v += _quad((0, 0, sz), (0, 0, 0), (0, h, 0), (0, h, sz), (1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 0)
-    v += _quad((sx, 0, 0), (sx, 0, sz), (sx, h, sz), (sx, h, 0), (-1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 0)
+    # inner walls, normals into the pool (material 3: the walls' own material)
+    v += _quad((0, 0, 0), (sx, 0, 0), (sx, h, 0), (0, h, 0), (0, 0, 1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 3)
+    v += _quad((sx, 0, sz), (0, 0, sz), (0, h, sz), (sx, h, sz), (0, 0, -1), (0, 0), (sx * t, 0), (sx * t, h * t), (0, h * t), 3)
+    v += _quad((0, 0, sz), (0, 0, 0), (0, h, 0), (0, h, sz), (1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 3)
+    v += _quad((sx, 0, 0), (sx, 0, sz), (sx, h, sz), (sx, h, 0), (-1, 0, 0), (0, 0), (sz * t, 0), (sz * t, h * t), (0, h * t), 3)
     # deck: four slabs around the rim at y = h (normal up)
     d = deck
     td = 1.0 / deck_repeat
@@ -91,13 +93,14 @@ def _quads(p0: NDArray, p1: NDArray, p2: NDArray, p3: NDArray, n: NDArray, uv: N
 
 def bed_mesh(bed: ArrayLike, dx: float, repeat: float = 1.0, floor: float = 1e-4,
              cliff: float | None = None) -> NDArray[np.float32]:
-    """Return tiled surfaces for the raised parts of the bed (terrain, obstacles, ledges, quays).
+    """Return surfaces for the raised parts of the bed (terrain: slopes, heightmaps, mounds).
 
     Every cell whose bed is above `floor` gets a top whose corners are the mean height of the
     neighbouring cells that are within `cliff` of it (default: one cell width), so slopes come out
     smooth; faces between cells that differ by more than `cliff` get vertical sides from the lower
-    to the higher, facing the lower one, so pillars and ledges stay crisp blocks. Same vertex
-    layout as pool_mesh (material 0, pool tile); empty when the bed is flat.
+    to the higher, facing the lower one. Same vertex layout as pool_mesh (material 0, the floor);
+    empty when the bed is flat. Obstacles are not part of it: obstacle_mesh draws each from its
+    own geometry.
     """
     b = np.asarray(bed, float)
     nz, nx = b.shape
@@ -342,3 +345,148 @@ def model_matrices(rot: NDArray[np.float64], pos: NDArray[np.float64], scale: ND
     m[:, :3, 3] = pos
     m[:, 3, 3] = 1.0
     return m.transpose(0, 2, 1).reshape(n, 16).astype(F32)
+
+
+# -- obstacles and wave makers, from their own geometry ---------------------------------------------
+OBSTACLE_SURFACE = 4.0      # pool.frag surface id: the level's obstacle material
+MACHINE_SURFACE = 5.0       # pool.frag surface id: painted wave-maker parts
+
+
+def prism(corners: ArrayLike, tops: ArrayLike, bottom: float = 0.0, mat: float = OBSTACLE_SURFACE
+          ) -> NDArray[np.float32]:
+    """A four-sided block standing on y = `bottom`: corners (4, 2) are (x, z) counter-clockwise seen
+    from above, tops (4,) the height of the top over each (a box has them equal, a ramp not).
+    Returns the top and the four sides (no bottom), in pool_mesh's vertex layout, uv in metres."""
+    c = np.asarray(corners, float)
+    y = np.asarray(tops, float)
+    out: list[list[float]] = []
+    p = [np.array([c[j, 0], y[j], c[j, 1]]) for j in range(4)]
+    # top: counter-clockwise seen from above is the order (x, z) -> with y up that is clockwise in
+    # (x, z); the quad is wound p0, p3, p2, p1 so its normal points up
+    top = [p[0], p[3], p[2], p[1]]
+    nrm = np.cross(top[1] - top[0], top[2] - top[0])
+    nrm = nrm / (np.linalg.norm(nrm) + 1e-12)
+    if nrm[1] < 0:
+        top = top[::-1]
+        nrm = -nrm
+    out += _quad(*top, tuple(nrm), *((q[0], q[2]) for q in top), mat)
+    for j in range(4):
+        a, b = c[j], c[(j + 1) % 4]
+        edge = b - a
+        length = float(np.hypot(*edge))
+        if length < 1e-9:
+            continue
+        n = np.array([edge[1], 0.0, -edge[0]]) / length        # outward for counter-clockwise (x, z)
+        if np.dot(n[[0, 2]], a + b - 2 * c.mean(0)) < 0:
+            n = -n
+        ya, yb = y[j], y[(j + 1) % 4]
+        q = [(a[0], bottom, a[1]), (b[0], bottom, b[1]), (b[0], yb, b[1]), (a[0], ya, a[1])]
+        uv = [(0, bottom), (length, bottom), (length, yb), (0, ya)]
+        if np.dot(np.cross(np.subtract(q[1], q[0]), np.subtract(q[2], q[0])), n) < 0:
+            q = [q[1], q[0], q[3], q[2]]
+            uv = [uv[1], uv[0], uv[3], uv[2]]
+        out += _quad(*q, tuple(n), *uv, mat)
+    return np.asarray(out, F32)
+
+
+def cylinder(center: tuple[float, float], radius: float, height: float, bottom: float = 0.0,
+             segments: int = 40, mat: float = OBSTACLE_SURFACE) -> NDArray[np.float32]:
+    """An upright round column with smooth side normals and a flat top (pool_mesh's layout)."""
+    cx, cz = center
+    a = np.linspace(0.0, 2 * np.pi, segments + 1)
+    out: list[list[float]] = []
+    for j in range(segments):
+        a0, a1 = a[j], a[j + 1]
+        d0 = np.array([np.cos(a0), 0.0, np.sin(a0)])
+        d1 = np.array([np.cos(a1), 0.0, np.sin(a1)])
+        p0 = (cx + radius * d0[0], bottom, cz + radius * d0[2])
+        p1 = (cx + radius * d1[0], bottom, cz + radius * d1[2])
+        u0, u1 = a0 * radius, a1 * radius
+        # side: counter-clockwise seen from outside (angle grows from +x towards +z)
+        for p, n, uv in (((p1[0], bottom, p1[2]), d1, (u1, bottom)), ((p0[0], bottom, p0[2]), d0, (u0, bottom)),
+                         ((p0[0], height, p0[2]), d0, (u0, height)), ((p1[0], bottom, p1[2]), d1, (u1, bottom)),
+                         ((p0[0], height, p0[2]), d0, (u0, height)), ((p1[0], height, p1[2]), d1, (u1, height))):
+            out.append([*p, *n, *uv, mat])
+        for p in ((cx, height, cz), (p1[0], height, p1[2]), (p0[0], height, p0[2])):
+            out.append([*p, 0.0, 1.0, 0.0, p[0], p[2], mat])
+    return np.asarray(out, F32)
+
+
+def _rotated_rect(center: tuple[float, float], half: tuple[float, float], angle_deg: float) -> NDArray[np.float64]:
+    """Corners (4, 2) of a rectangle turned by angle about y, counter-clockwise in (x, z), starting
+    at local (-hx, -hz) then (+hx, -hz): local x runs from corner 0 to corner 1."""
+    hx, hz = half
+    local = np.array([[-hx, -hz], [hx, -hz], [hx, hz], [-hx, hz]])
+    t = np.radians(angle_deg)
+    c, s = np.cos(t), np.sin(t)
+    # the same turn as engine.terrain._local's inverse: world = centre + R(angle) local
+    rot = np.array([[c, -s], [s, c]])
+    return np.asarray(center, float) + local @ rot.T
+
+
+def obstacle_mesh(ob: Any, size: tuple[float, float]) -> NDArray[np.float32]:
+    """The solid an obstacle spec describes (box, pillar, ramp, ledge, wall), standing on y = 0."""
+    kind = ob.kind
+    if kind == "pillar":
+        return cylinder(ob.center, ob.radius, ob.height)
+    if kind in ("box", "ramp"):
+        corners = _rotated_rect(ob.center, (ob.size[0] / 2, ob.size[1] / 2), ob.angle or 0.0)
+        if kind == "box":
+            return prism(corners, [ob.height] * 4)
+        lo, hi = ob.heights                      # rises along local x: corners 1 and 2 are high
+        return prism(corners, [lo, hi, hi, lo])
+    sx, sz = size
+    if kind == "ledge":
+        length = sz if ob.side in ("x_min", "x_max") else sx
+        a, b = ob.span if ob.span is not None else (0.0, length)
+        w = ob.width
+        rect = {"x_min": (0.0, a, w, b), "x_max": (sx - w, a, sx, b),
+                "z_min": (a, 0.0, b, w), "z_max": (a, sz - w, b, sz)}[ob.side]
+        x0, z0, x1, z1 = rect
+        return prism([(x0, z0), (x1, z0), (x1, z1), (x0, z1)], [ob.height] * 4)
+    if kind == "wall":
+        (x0, z0), (x1, z1) = ob.start, ob.end
+        t = (ob.thickness or 0.1) / 2
+        length = float(np.hypot(x1 - x0, z1 - z0))
+        ex, ez = (x1 - x0) / length, (z1 - z0) / length
+        nx, nz = -ez * t, ex * t
+        body = prism([(x0 - nx, z0 - nz), (x1 - nx, z1 - nz), (x1 + nx, z1 + nz), (x0 + nx, z0 + nz)],
+                     [ob.height] * 4)
+        caps = [cylinder(p, t, ob.height, segments=16) for p in ((x0, z0), (x1, z1))]   # rounded ends
+        return np.concatenate([body, *caps])
+    raise ValueError(f"unknown obstacle kind {kind!r}")
+
+
+def paddle_mesh(m: Any, size: tuple[float, float], offset: float, height: float) -> NDArray[np.float32]:
+    """A piston wave maker's plate: `offset` metres in from its side (its face at rest stands at
+    the edge of its zone, `width`), over its span, from the floor to `height`, with an arm to the
+    wall above the water."""
+    sx, sz = size
+    along_x = m.side in ("z_min", "z_max")
+    length = sx if along_x else sz
+    a, b = m.span if m.span is not None else (0.0, length)
+    a, b = a + 0.02, b - 0.02
+    t = 0.03
+    d = min(max(offset, t), (sz if along_x else sx) - t)
+    if m.side in ("x_max", "z_max"):
+        d = (sx if not along_x else sz) - d
+    if along_x:
+        plate = [(a, d - t), (b, d - t), (b, d + t), (a, d + t)]
+        wall = 0.0 if m.side == "z_min" else sz
+        mid = 0.5 * (a + b)
+        arm = [(mid - 0.03, min(wall, d)), (mid + 0.03, min(wall, d)), (mid + 0.03, max(wall, d)),
+               (mid - 0.03, max(wall, d))]
+    else:
+        plate = [(d - t, a), (d + t, a), (d + t, b), (d - t, b)]
+        wall = 0.0 if m.side == "x_min" else sx
+        mid = 0.5 * (a + b)
+        arm = [(min(wall, d), mid - 0.03), (max(wall, d), mid - 0.03), (max(wall, d), mid + 0.03),
+               (min(wall, d), mid + 0.03)]
+    return np.concatenate([prism(plate, [height] * 4, mat=MACHINE_SURFACE),
+                           prism(arm, [height] * 4, bottom=height - 0.04, mat=MACHINE_SURFACE)])
+
+
+def source_mesh(m: Any, bottom: float, top: float) -> NDArray[np.float32]:
+    """A periodic source: a pipe from the floor whose mouth sits just under the water."""
+    r = min(max((m.radius or 0.1) * 0.35, 0.03), 0.08)
+    return cylinder(m.position, r, top, bottom=bottom, segments=20, mat=MACHINE_SURFACE)

@@ -3,23 +3,27 @@
     window = create_context(1280, 720)              # or the game's own window (context current)
     renderer = Renderer(sim, 1280, 720)             # subscribes to the sim's Splash/Shattered/Impact
     camera = OrbitCamera.from_level(sim.level, 1280 / 720)
-    renderer.draw(camera, debug=None)               # "depth", "velocity" or "bounds"
+    renderer.draw(camera, debug=None)               # a DEBUG_VIEWS name: "depth", "divergence", ...
     renderer.present()                              # windowed: blit to the window
     image = renderer.read_rgba()                    # headless: (720, 1280, 4) uint8
     renderer.render_scale = 0.75                    # draw the 3D scene at 75% and upscale (any time)
 
-Frame order (opaque first, then transparent back to front):
-  1. scene target: sky, the tiled pool (caustics under water), and the parts of glass bodies below
-     the water surface, blended back to front;
-  2. frame target: copy of the scene (colour + depth); the water surface, which samples the scene
-     texture with an offset from its normal scaled by the water depth (refraction), mixes in the sky
-     cube map by Fresnel and writes depth; then the parts of glass bodies above the surface, back to
-     front; spray; debug lines on top.
-  3. Both targets are `render_size`: the output size times `render_scale` (never below
-     `min_render_height` rows, nor above the output). When that is smaller than the output,
-     `present` scales the frame up with linear filtering straight into the window (the game's HUD
-     is drawn afterwards at full resolution) and `read_rgba` / `resolve` scale it into a full-size
-     output target. On Mesa llvmpipe pixel shading dominates a frame, so this is the main knob.
+Passes (each a method, each drawing with the GL state objects of engine/render/state.py):
+  1. `_pass_scene` (scene target): the pool (floor in the level's bed material, walls, deck),
+     obstacles and wave makers from their own geometry (caustics and Beer-Lambert light under
+     water), opaque bodies, the sky at the far plane, then the parts of glass bodies below the
+     water surface, blended back to front;
+  2. `_pass_water` (frame target): a copy of the scene (colour + depth); the water surface, which
+     samples the scene texture with an offset from its normal scaled by the water depth
+     (refraction), sees it through the refracted ray's path in the water (absorption and
+     scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
+  3. `_pass_above`: the parts of glass bodies above the surface, back to front; spray; debug lines,
+     depth-tested;
+  4. `_pass_final` (`resolve` / `present`): FXAA and the scale from `render_size` to the output in
+     one full-screen pass, then the debug view's legend at full resolution.
+Both targets are `render_size`: the output size times `render_scale` (never below
+`min_render_height` rows, nor above the output). On Mesa llvmpipe pixel shading dominates a frame,
+so this is the main knob.
 The renderer only reads the simulation.
 """
 from __future__ import annotations
@@ -32,19 +36,27 @@ from numpy.typing import NDArray
 
 from engine import events as ev
 from engine.render import meshes
+from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
 from engine.render.targets import CubeMap, Framebuffer, Mesh, Texture2D, gl_errors
-from engine.render.textures import cube_faces, tile_maps
+from engine.render.textures import cube_faces, legend_image, material_map, palettes, streak_map
 
-DEBUG_VIEWS = ("depth", "velocity", "bounds")
+# field views colour the water surface by a field and show a legend; line views draw over the frame
+FIELD_VIEWS = {  # name: (debug_mode in water.frag, legend title, unit, palette row)
+    "depth": (1, "depth h", "m", 0),
+    "divergence": (2, "divergence du/dx + dw/dz", "1/s", 1),
+    "vorticity": (3, "vorticity dw/dx - du/dz", "1/s", 1),
+}
+DEBUG_VIEWS = ("depth", "velocity", "divergence", "vorticity", "bounds")
 GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
-        "frame_color": 6}
+        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "velocity": 9, "streaks": 10,
+        "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
 
 
@@ -53,9 +65,8 @@ class Renderer:
 
     refraction_strength = 0.06    # screen fraction per unit normal tilt per metre of water
     caustic_strength = 1.0
-    absorption = (0.70, 0.16, 0.12)       # 1/m: water swallows red first, so depth looks blue-green
-    deep_color = (0.02, 0.20, 0.26)
     clear_color = (0.0, 0.0, 0.0, 1.0)
+    fxaa = True                   # anti-aliasing in the final pass (see _pass_final)
     # Internal resolution of the 3D scene as a fraction of the output (see the module docstring).
     # Chosen by measurement with `bottles bench --render` on llvmpipe, 2 cores, 1280x720.
     DEFAULT_RENDER_SCALE = 0.6
@@ -74,8 +85,12 @@ class Renderer:
         self.programs: dict[str, Program] = {}
         self._program_lights = -1
         self._build_programs(0)
-        diffuse, specular = tile_maps()
-        self.tile_diffuse = Texture2D(np.dstack([diffuse, specular]), mipmap=True, repeat=True)
+        self.palette_tex = Texture2D(palettes(), linear=True)
+        self.streak_tex = Texture2D(streak_map(), mipmap=True, repeat=True)
+        self.legend_tex: Texture2D | None = None
+        self._legend_key: tuple | None = None
+        self._legend: tuple[int, int] | None = None      # (width, height) of the legend this frame
+        self._materials: dict[str, Texture2D] = {}
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
         self.scene = Framebuffer(*self.render_size)
         self.frame = Framebuffer(*self.render_size)
@@ -109,6 +124,7 @@ class Renderer:
             "particles": Program("particles.vert", "particles.frag"),
             "lines": Program("lines.vert", "lines.frag"),
             "upscale": Program("sky.vert", "upscale.frag"),
+            "overlay": Program("overlay.vert", "overlay.frag"),
         }
         for prog in self.programs.values():
             with prog:
@@ -135,8 +151,19 @@ class Renderer:
         self.water_extra = np.zeros((nz, nx, 4), np.uint8)      # foam, caustic focus / 3
         self.water_tex = Texture2D(self.water_data, linear=True)
         self.extra_tex = Texture2D(self.water_extra, linear=True)
+        self.velocity_data = np.zeros((nz, nx, 2), np.float32)       # cell-centred (u, w), m/s
+        self.velocity_tex = Texture2D(self.velocity_data, linear=True)
+        self.debug_data = np.zeros((nz, nx), np.float32)
+        self.debug_tex = Texture2D(self.debug_data, linear=True)
+        self.look = level.look
+        self.tile_diffuse = self._material(self.look.walls)
+        self.bed_diffuse = self._material(self.look.bed)
+        self.obstacle_diffuse = self._material(self.look.obstacles)
         basin = meshes.pool_mesh(self.pool_size, level.pool.wall_height)
-        self.pool_mesh = Mesh(np.concatenate([basin, meshes.bed_mesh(water.bed, self.dx)]), [3, 3, 2, 1])
+        solids = [meshes.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
+        bed = meshes.bed_mesh(self._terrain_bed(level, water), self.dx)
+        self.pool_mesh = Mesh(np.concatenate([basin, bed, *solids]), [3, 3, 2, 1])
+        self.machine_mesh = Mesh(np.zeros((0, 9), np.float32), [3, 3, 2, 1])
         self.sky_tex = CubeMap(cube_faces(level.sky))
         self.spray = Spray(gravity=float(level.gravity))
         self.foam = Foam((nz, nx), self.dx)
@@ -145,6 +172,50 @@ class Renderer:
         sim.on(ev.Splash, self._on_splash)
         sim.on(ev.Shattered, self._on_shattered)
         sim.on(ev.Impact, self._on_impact)
+
+    def _material(self, name: str) -> Texture2D:
+        """The colour + gloss texture of a [look] material, made once per renderer."""
+        if name not in self._materials:
+            self._materials[name] = Texture2D(material_map(name), mipmap=True, repeat=True)
+        return self._materials[name]
+
+    @staticmethod
+    def _terrain_bed(level: Any, water: Any) -> NDArray[np.float64]:
+        """The bed without the obstacles (those are drawn from their own geometry): the level's
+        terrain rebuilt with no obstacles, or the water's bed where that cannot be rebuilt."""
+        bed = np.asarray(water.read("bed"), float)
+        if not level.obstacles:
+            return bed
+        try:
+            import dataclasses
+            from engine.terrain import build_bed
+            terrain = np.asarray(build_bed(dataclasses.replace(level, obstacles=())), float)
+        except Exception:          # a heightmap that cannot be read again: keep the water's bed
+            return bed
+        return terrain if terrain.shape == bed.shape else bed
+
+    def _machines(self) -> NDArray[np.float32]:
+        """Wave makers at the current time: paddles at their stroke's displacement, source pipes.
+
+        A piston paddle moving at U(t) = (stroke / 2) omega cos(omega t + phase) (WaveMakers)
+        stands at X(t) = (stroke / 2) sin(omega t + phase) (times the same soft-start envelope)
+        from its rest position at the inner edge of its zone, `width` from its side."""
+        level = self.sim.level
+        t = float(self.sim.time)
+        parts = []
+        top = min(level.pool.wall_height, level.water.level + 0.25)
+        for m in level.wave_makers:
+            env = 1.0
+            if m.ramp > 0.0:
+                x = min(max(t / m.ramp, 0.0), 1.0)
+                env = x * x * (3.0 - 2.0 * x)
+            phase = 2.0 * math.pi * t / m.period + math.radians(m.phase)
+            if m.kind == "paddle":
+                offset = (m.width if m.width is not None else 0.3) + env * 0.5 * (m.stroke or 0.0) * math.sin(phase)
+                parts.append(meshes.paddle_mesh(m, self.pool_size, offset, top))
+            elif m.position is not None:
+                parts.append(meshes.source_mesh(m, 0.0, max(level.water.level - 0.06, 0.02)))
+        return np.concatenate(parts) if parts else np.zeros((0, 9), np.float32)
 
     def _surface(self, x: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.float64]:
         """Water surface height at world points (nearest cell; -inf outside the pool)."""
@@ -347,8 +418,66 @@ class Renderer:
         x = self.water_extra
         x[..., 0] = np.clip(self.foam.field * 255.0, 0, 255)
         x[..., 1] = focus * (255.0 / 3.0)
+        x[..., 2] = self._shore(h) * 255.0
+        u, ww = w.read("u"), w.read("w")
+        v = self.velocity_data
+        np.add(u[:, :-1], u[:, 1:], out=v[..., 0], casting="unsafe")
+        np.add(ww[:-1, :], ww[1:, :], out=v[..., 1], casting="unsafe")
+        v *= 0.5
         self.water_tex.upload(d)
         self.extra_tex.upload(x)
+        self.velocity_tex.upload(v)
+
+    def _shore(self, h: NDArray) -> NDArray[np.float32]:
+        """Nearness of each wet cell to dry ground (1 beside it, 0.5 two cells off, 0.2 three off,
+        then 0): where the water meets a beach or an obstacle, foam collects. The pool's own
+        sides do not count: a tiled wall gathers no surf line."""
+        dry = np.asarray(h) < 2e-3
+        near = np.zeros(dry.shape, np.float32)
+        d = np.pad(dry, 1, constant_values=False)
+        for weight in (1.0, 0.5, 0.2):
+            grown = d[1:-1, 1:-1] | d[:-2, 1:-1] | d[2:, 1:-1] | d[1:-1, :-2] | d[1:-1, 2:]
+            np.maximum(near, np.where(grown & ~dry, weight, 0.0), out=near)
+            d = np.pad(grown, 1, constant_values=False)
+        return near
+
+    def _debug_field(self, view: str) -> tuple[float, float]:
+        """Fill the debug texture with a field of the water; return the legend's range.
+
+        divergence = du/dx + dw/dz and vorticity = dw/dx - du/dz (1/s), from the face velocities by
+        centred differences at cell centres. A signed field's range is symmetric, +-(its 99th
+        percentile magnitude over the wet cells, at least 0.05 1/s), so white means zero."""
+        w = self.sim.water
+        if view == "depth":
+            return 0.0, float(max(1.5 * self.sim.level.water.level, 0.05))
+        u, ww = np.asarray(w.read("u"), np.float64), np.asarray(w.read("w"), np.float64)
+        if view == "divergence":
+            f = (u[:, 1:] - u[:, :-1]) / self.dx + (ww[1:, :] - ww[:-1, :]) / self.dx
+        else:
+            uc = 0.5 * (u[:, :-1] + u[:, 1:])
+            wc = 0.5 * (ww[:-1, :] + ww[1:, :])
+            f = np.gradient(wc, self.dx, axis=1) - np.gradient(uc, self.dx, axis=0)
+        wet = np.asarray(w.read("h")) > 1e-4
+        f = np.where(wet, f, 0.0)
+        self.debug_data[:] = f
+        self.debug_tex.upload(self.debug_data)
+        m = float(np.percentile(np.abs(f[wet]), 99)) if wet.any() else 0.0
+        m = max(m, 0.05)
+        m = float(f"{m:.1g}") if m < 1 else round(m, 1)      # a round number for the legend
+        return -m, m
+
+    def _set_legend(self, view: str, lo: float, hi: float) -> None:
+        _, title, unit, row = FIELD_VIEWS[view]
+        key = (view, lo, hi)
+        if key != self._legend_key:
+            img = legend_image(title, lo, hi, unit, row)
+            if self.legend_tex is None:
+                self.legend_tex = Texture2D(img, linear=True)
+            else:
+                self.legend_tex.upload(img)
+            self._legend_key = key
+            self._legend_size = (img.shape[1], img.shape[0])
+        self._legend = self._legend_size
 
     def _advance_effects(self) -> None:
         t = float(self.sim.time)
@@ -384,8 +513,11 @@ class Renderer:
             pool_size=self.pool_size, cell=self.dx, grid_nx=self.grid[0], grid_nz=self.grid[1],
             viewport=(rw, rh), viewport_height=float(rh), focal=proj[1, 1],
             near=camera.near, far=camera.far, refraction_strength=self.refraction_strength,
-            caustic_strength=self.caustic_strength, absorption=self.absorption, deep_color=self.deep_color,
-            deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4, max_depth=max(2.0 * level.water.level, 0.05),
+            caustic_strength=self.caustic_strength, absorption=self.look.absorption,
+            scattering=self.look.scattering, scatter_color=self.look.scatter_color,
+            deep_color=self.look.scatter_color, foam_strength=self.look.foam, time=float(self.sim.time),
+            wet_darkens=int(self.look.bed in ("sand", "stone")),
+            deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4,
         )
 
     def water_stride(self, camera: OrbitCamera) -> int:
@@ -419,53 +551,67 @@ class Renderer:
         """Render one frame of the current simulation state into the frame target."""
         if debug is not None and debug not in DEBUG_VIEWS:
             raise ValueError(f"unknown debug view {debug!r}; choose from {', '.join(DEBUG_VIEWS)}")
-        g = gl()
         self._resolved = False
         self._mark("start")
         self._advance_effects()
         self.upload_water()
         u = self._shared_uniforms(camera)
+        self._legend = None
+        mode = 0
+        if debug in FIELD_VIEWS:
+            lo, hi = self._debug_field(debug)
+            u["field_range"] = (lo, hi)
+            mode = FIELD_VIEWS[debug][0]
+            self._set_legend(debug, lo, hi)
         groups = self.body_groups(camera.eye)
+        self.machine_mesh.update(self._machines())
         for p in self.programs.values():
             with p:
                 p.set(**u)
         self._mark("cpu")
-        self.water_tex.bind(UNIT["water"])
-        self.tile_diffuse.bind(UNIT["tile_diffuse"])
-        self.extra_tex.bind(UNIT["water_extra"])
-        self.sky_tex.bind(UNIT["sky"])
-        g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_color"])
-        g.glBindTexture(g.GL_TEXTURE_2D, 0)
-        g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
-        g.glBindTexture(g.GL_TEXTURE_2D, 0)
-        g.glBlendFuncSeparate(g.GL_SRC_ALPHA, g.GL_ONE_MINUS_SRC_ALPHA, g.GL_ONE, g.GL_ONE_MINUS_SRC_ALPHA)
-        g.glDisable(g.GL_CULL_FACE)
+        self._bind_textures()
+        self._pass_scene(groups)
+        self._pass_water(camera, mode)
+        self._pass_above(groups, debug)
+        gl().glBindVertexArray(0)
+        self._mark("spray_debug")
 
-        # 1. the scene under and around the water: opaque first
+    def _bind_textures(self) -> None:
+        g = gl()
+        for tex, unit in ((self.water_tex, "water"), (self.tile_diffuse, "tile_diffuse"),
+                          (self.bed_diffuse, "bed_diffuse"), (self.obstacle_diffuse, "obstacle_diffuse"),
+                          (self.extra_tex, "water_extra"), (self.sky_tex, "sky"),
+                          (self.velocity_tex, "velocity"), (self.streak_tex, "streaks"),
+                          (self.debug_tex, "debug_field"), (self.palette_tex, "palette")):
+            tex.bind(UNIT[unit])
+        for unit in ("scene_color", "scene_depth"):     # not sampled while the scene is drawn into
+            g.glActiveTexture(g.GL_TEXTURE0 + UNIT[unit])
+            g.glBindTexture(g.GL_TEXTURE_2D, 0)
+
+    def _pass_scene(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]]) -> None:
+        """Scene target: the pool, obstacles, wave makers, opaque bodies, the sky, glass under water."""
+        g = gl()
         self.scene.bind()
         g.glClearColor(*self.clear_color)
-        g.glDepthMask(g.GL_TRUE)
-        g.glClear(g.GL_COLOR_BUFFER_BIT | g.GL_DEPTH_BUFFER_BIT)
-        g.glDisable(g.GL_BLEND)
-        g.glEnable(g.GL_DEPTH_TEST)
-        g.glDepthFunc(g.GL_LESS)
-        with self.programs["pool"]:
-            self.pool_mesh.draw()
-        self._mark("pool")
-        self._draw_bodies(groups, opaque=True)
+        with st.OPAQUE:
+            g.glClear(g.GL_COLOR_BUFFER_BIT | g.GL_DEPTH_BUFFER_BIT)
+            with self.programs["pool"]:
+                self.pool_mesh.draw()
+                if self.machine_mesh.count:
+                    self.machine_mesh.draw()
+            self._mark("pool")
+            self._draw_bodies(groups, opaque=True)
         # the sky last, at the far plane, so only the pixels nothing covers pay for it
-        g.glDepthFunc(g.GL_LEQUAL)
-        g.glDepthMask(g.GL_FALSE)
-        with self.programs["sky"]:
+        with st.SKY, self.programs["sky"]:
             g.glBindVertexArray(self.empty_vao.vao)
             g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
-        g.glDepthFunc(g.GL_LESS)
-        g.glDepthMask(g.GL_TRUE)
         self._mark("sky")
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
         self._mark("glass_below")
 
-        # 2. the frame: the scene, then the water surface, then what is above it
+    def _pass_water(self, camera: OrbitCamera, mode: int) -> None:
+        """Frame target: the scene copied, then the water surface refracting and reflecting it."""
+        g = gl()
         self.scene.blit_to(self.frame)
         self._mark("copy")
         self.frame.bind()
@@ -473,40 +619,32 @@ class Renderer:
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.depth)
-        g.glDisable(g.GL_BLEND)
-        g.glEnable(g.GL_DEPTH_TEST)
-        g.glDepthMask(g.GL_TRUE)
         stride = self.water_stride(camera)
-        with self.programs["water"] as p:
-            p["debug_mode"] = 1 if debug == "depth" else 0
+        with st.OPAQUE, self.programs["water"] as p:
+            p["debug_mode"] = mode
             p["grid_stride"] = stride
             g.glBindVertexArray(self.empty_vao.vao)
             blocks = [(n - 1 + stride - 1) // stride for n in self.grid]
             g.glDrawArrays(g.GL_POINTS, 0, blocks[0] * blocks[1])
         self._mark("water")
+
+    def _pass_above(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
+                    debug: str | None) -> None:
+        """Frame target: glass above the surface, spray, and the debug lines (depth-tested)."""
         self._draw_bodies(groups, clip_side=+1)
         self._mark("glass_above")
         if len(self.spray):
-            g.glEnable(g.GL_BLEND)
-            g.glDepthMask(g.GL_FALSE)
-            g.glEnable(g.GL_PROGRAM_POINT_SIZE)
             self.spray_mesh.update(self.spray.vertices())
-            with self.programs["particles"]:
+            with st.PARTICLES, self.programs["particles"]:
                 self.spray_mesh.draw()
-            g.glDepthMask(g.GL_TRUE)
         if debug in ("velocity", "bounds"):
             self._draw_lines(self._debug_lines(debug))
-        g.glDisable(g.GL_BLEND)
-        g.glDepthMask(g.GL_TRUE)
-        g.glBindVertexArray(0)
-        self._mark("spray_debug")
 
     def _draw_bodies(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
                      clip_side: int = 0, opaque: bool = False) -> None:
-        g = gl()
         if opaque:
             if groups["opaque"]:
-                with self.programs["glass"] as p:
+                with st.OPAQUE, self.programs["glass"] as p:
                     p["clip_side"] = 0
                     p["edge_strength"] = 0.0
                     for mesh, inst, _ in groups["opaque"]:
@@ -515,27 +653,21 @@ class Renderer:
             return
         if not (groups["glass"] or groups["liquid"]):
             return
-        g.glEnable(g.GL_BLEND)
-        g.glDepthMask(g.GL_FALSE)
         if groups["liquid"]:
-            with self.programs["liquid"] as p:
+            with st.TRANSPARENT, self.programs["liquid"] as p:
                 p["clip_side"] = clip_side
                 for mesh, inst, _ in groups["liquid"]:
                     mesh.set_instances(inst)
                     mesh.draw()
-        g.glEnable(g.GL_CULL_FACE)
         with self.programs["glass"] as p:
             p["clip_side"] = clip_side
             for mesh, inst, _ in groups["glass"]:
                 mesh.set_instances(inst)
-            for face in (g.GL_FRONT, g.GL_BACK):       # far side of the glass first, then the near side
-                g.glCullFace(face)
-                for mesh, inst, edge in groups["glass"]:
-                    p["edge_strength"] = edge
-                    mesh.draw()
-        g.glDisable(g.GL_CULL_FACE)
-        g.glDepthMask(g.GL_TRUE)
-        g.glDisable(g.GL_BLEND)
+            for state in (st.TRANSPARENT_BACK, st.TRANSPARENT_FRONT):   # far side of the glass first
+                with state:
+                    for mesh, inst, edge in groups["glass"]:
+                        p["edge_strength"] = edge
+                        mesh.draw()
 
     # -- debug -----------------------------------------------------------------------------
     def _debug_lines(self, view: str) -> NDArray[np.float32]:
@@ -569,14 +701,12 @@ class Renderer:
         return np.vstack(parts).astype(np.float32) if parts else np.zeros((0, 6), np.float32)
 
     def _draw_lines(self, lines: NDArray[np.float32]) -> None:
+        """Debug lines, depth-tested against the frame: the deck and the walls hide what is behind them."""
         if len(lines) == 0:
             return
-        g = gl()
-        g.glDisable(g.GL_DEPTH_TEST)
         self.line_mesh.update(lines)
-        with self.programs["lines"]:
+        with st.LINES, self.programs["lines"]:
             self.line_mesh.draw()
-        g.glEnable(g.GL_DEPTH_TEST)
 
     # -- output ----------------------------------------------------------------------------
     @property
@@ -585,47 +715,49 @@ class Renderer:
         return self.render_size != (self.width, self.height)
 
     def resolve(self) -> Framebuffer:
-        """Scale the last frame up to the output size (linear filtering) and return that target.
-
-        At full resolution this is the frame target itself. `read_rgba` calls it; the bench calls it
-        so that the upscale is part of the measured frame.
-        """
-        if not self.scaled:
-            return self.frame
+        """Run the final pass (FXAA, the scale to the output size, the legend) into the output
+        target and return it. `read_rgba` calls it; the bench calls it so that the final pass is
+        part of the measured frame."""
         if self.output is None:
             self.output = Framebuffer(self.width, self.height)
         if not self._resolved:
-            self._upscale(self.output.id, self.width, self.height)
+            self._pass_final(self.output.id, self.width, self.height)
             self._resolved = True
         return self.output
 
-    def _upscale(self, target: int, width: int, height: int) -> None:
-        """Draw the frame's colour into framebuffer `target` (0: the window) at width x height."""
+    def _pass_final(self, target: int, width: int, height: int) -> None:
+        """Draw the frame into framebuffer `target` (0: the window) at width x height: FXAA on the
+        frame's own texel grid and a bilinear scale in one full-screen triangle; then the legend."""
         g = gl()
         g.glBindFramebuffer(g.GL_FRAMEBUFFER, target)
         g.glViewport(0, 0, width, height)
-        g.glDisable(g.GL_DEPTH_TEST)
-        g.glDisable(g.GL_BLEND)
-        g.glDisable(g.GL_CULL_FACE)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["frame_color"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.frame.color)
-        with self.programs["upscale"]:
+        rw, rh = self.render_size
+        with st.SCREEN, self.programs["upscale"] as p:
+            p["fxaa"] = int(self.fxaa)
+            p["source_texel"] = (1.0 / rw, 1.0 / rh)
             g.glBindVertexArray(self.empty_vao.vao)
             g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+        if self._legend is not None and self.legend_tex is not None:
+            lw, lh = self._legend
+            m = 8
+            x0, y1 = -1.0 + 2.0 * m / width, 1.0 - 2.0 * m / height        # top left corner
+            rect = (x0, y1 - 2.0 * lh / height, x0 + 2.0 * lw / width, y1)
+            self.legend_tex.bind(UNIT["overlay_image"])
+            with st.OVERLAY, self.programs["overlay"] as p:
+                p["rect"] = rect
+                g.glDrawArrays(g.GL_TRIANGLES, 0, 6)
         g.glBindVertexArray(0)
-        g.glEnable(g.GL_DEPTH_TEST)
 
     def read_rgba(self) -> NDArray[np.uint8]:
         """Return the last frame as (height, width, 4) uint8 at the output size, top row first, alpha 255."""
         return self.resolve().read_rgba()
 
     def present(self, width: int | None = None, height: int | None = None) -> None:
-        """Copy the frame to the window's framebuffer (windowed use), scaled to its size (linear)."""
+        """Draw the frame into the window's framebuffer (windowed use) at its size: the final pass."""
         w, h = width or self.width, height or self.height
-        if (w, h) == self.render_size:
-            self.frame.blit_to(0, w, h, depth=False)
-        else:
-            self._upscale(0, w, h)
+        self._pass_final(0, w, h)
         gl().glBindFramebuffer(gl().GL_FRAMEBUFFER, 0)
 
     def errors(self) -> list[str]:
@@ -644,9 +776,12 @@ class Renderer:
             m.delete()
         if self.output is not None:
             self.output.delete()
-        for obj in (self.scene, self.frame, self.water_tex, self.tile_diffuse, self.sky_tex,
-                    self.extra_tex, self.pool_mesh, self.spray_mesh, self.line_mesh, self.empty_vao):
+        for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex, self.velocity_tex,
+                    self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
+                    self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
             obj.delete()
+        if self.legend_tex is not None:
+            self.legend_tex.delete()
 
 
 def screen_aspect(width: int, height: int) -> float:
