@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--throw", action="append", default=[], metavar="T:X,Y,Z:VX,VY,VZ[:KIND]",
                      help="a timed throw (repeatable)")
     rec.add_argument("--script", default=None, help="TOML file of timed throws")
-    rec.add_argument("--debug", default=None, choices=["depth", "velocity", "bounds"], help="debug view")
+    rec.add_argument("--debug", default=None, choices=["depth", "velocity", "divergence", "vorticity", "bounds"],
+                     help="debug view")
     rec.add_argument("--mod", action="append", default=[], metavar="PATH")
     rec.set_defaults(func=_cmd_record)
 

@@ -204,12 +204,14 @@ class LookSpec:
     walls: str = spec("enum", default="tile", choices=BED_MATERIALS, doc="pool walls and deck")
     obstacles: str = spec("enum", default="concrete", choices=OBSTACLE_MATERIALS,
                           doc="what pillars, boxes, ramps, ledges and walls are made of")
-    absorption: tuple[float, float, float] = spec("vec3", default=(0.45, 0.09, 0.06), min=0.0, max=100.0,
-                                                  doc="water's absorption per metre (r, g, b), 1/m; pure water "
-                                                      "takes red first, so depth turns blue-green")
-    scattering: tuple[float, float, float] = spec("vec3", default=(0.03, 0.05, 0.06), min=0.0, max=100.0,
+    absorption: tuple[float, float, float] = spec("vec3", default=(1.2, 0.30, 0.20), min=0.0, max=100.0,
+                                                  doc="water's absorption per metre (r, g, b), 1/m; water takes "
+                                                      "red first, so depth turns blue-green (pure water: about "
+                                                      "0.45 in red; the default is pool water with a little in "
+                                                      "it, so depths of tens of centimetres read at a glance)")
+    scattering: tuple[float, float, float] = spec("vec3", default=(0.10, 0.14, 0.16), min=0.0, max=100.0,
                                                   doc="in-scattering per metre (r, g, b), 1/m: how milky it is")
-    scatter_color: tuple[float, float, float] = spec("vec3", default=(0.10, 0.42, 0.48), min=0.0, max=1.0,
+    scatter_color: tuple[float, float, float] = spec("vec3", default=(0.06, 0.36, 0.44), min=0.0, max=1.0,
                                                      doc="colour of light scattered back out of deep water")
     foam: float = spec("float", default=1.0, min=0.0, max=4.0,
                        doc="strength of shoreline foam and flow streaks (0: none)")

@@ -203,7 +203,7 @@ class Renderer:
         level = self.sim.level
         t = float(self.sim.time)
         parts = []
-        top = min(level.pool.wall_height, level.water.level + 0.25)
+        top = min(level.pool.wall_height, level.water.level + 0.12)
         for m in level.wave_makers:
             env = 1.0
             if m.ramp > 0.0:
