@@ -13,7 +13,8 @@ out vec4 frag_color;
 #include "water_optics.glsl"
 
 uniform sampler2D water;             // r: eta, g: depth h, b: d(eta)/dx, a: d(eta)/dz
-uniform sampler2D water_extra;       // r: splash foam, g: caustic focus / 3, b: shoreline nearness
+uniform sampler2D water_extra;       // r: splash foam, g: caustic focus / 3, b: shoreline nearness,
+                                     // a: flow speed / 0.5 m/s
 uniform sampler2D velocity;          // rg: cell-centred velocity (u, w), m/s
 uniform sampler2D streaks;           // r: tiling foam pattern
 uniform sampler2D debug_field;       // r: the field a debug view shows
@@ -29,6 +30,7 @@ uniform float far;
 uniform float refraction_strength;   // screen-space offset per unit normal tilt per metre of water
 uniform float foam_strength;
 uniform float time;
+uniform vec3 water_light;            // the light in the water that scattering sends back (sun + sky)
 uniform vec2 field_range;            // debug view: the field values at the palette's two ends
 uniform int debug_mode;              // 0 picture, 1 depth, 2 divergence, 3 vorticity
 
@@ -56,7 +58,7 @@ void main() {
     vec2 wuv = world_position.xz / pool_size;
     vec4 wt = texture(water, wuv);
     if (debug_mode != 0) { frag_color = debug_view(wt); return; }
-    vec3 extra = texture(water_extra, wuv).rgb;
+    vec4 extra = texture(water_extra, wuv);
     vec3 n = normalize(vec3(-wt.b, 1.0, -wt.a));
     vec3 v = normalize(camera_position - world_position);
     if (dot(v, n) < 0.0) n = -n;     // seen from below the surface
@@ -73,8 +75,7 @@ void main() {
     // the distance to whatever it meets first (a wall, an obstacle, a bottle)
     vec3 rr = refract(-v, n, 1.0 / 1.33);
     float path = min(wt.g / max(-rr.y, 0.15), thick * 1.2);
-    vec3 light = sun_color * max(normalize(sun_direction).y, 0.0) * 0.6 + sky_ambient(vec3(0.0, 1.0, 0.0)) * 0.5;
-    vec3 refracted = through_water(texture(scene_color, ruv).rgb, path, light);
+    vec3 refracted = through_water(texture(scene_color, ruv).rgb, path, water_light);
 
     // reflection of the sky, Fresnel (Schlick, water n = 1.33: F0 = 0.02)
     vec3 r = reflect(-v, n);
@@ -86,17 +87,22 @@ void main() {
     // foam: splashes (CPU field), the shoreline, and streaks advected by the flow. The streak
     // pattern is read at two offsets along -velocity that grow with time and restart half a period
     // apart, cross-faded so the restart never shows (a flow map): it visibly drifts downstream.
-    vec2 vel = texture(velocity, wuv).rg;
-    float speed = length(vel);
-    const float period = 2.0;
-    float p0 = fract(time / period), p1 = fract(time / period + 0.5);
-    float s0 = texture(streaks, (world_position.xz - vel * p0 * period) * 1.3).r;
-    float s1 = texture(streaks, (world_position.xz - vel * p1 * period) * 1.3 + 0.37).r;
-    float pattern = mix(s0, s1, abs(2.0 * p0 - 1.0));
-    float flow = smoothstep(0.06, 0.45, speed) * smoothstep(0.45, 0.8, pattern);
-    float shore = extra.b * smoothstep(0.25, 0.65, pattern + 0.25 * extra.b);
-    float splash = extra.r * (0.5 + 0.8 * pattern);
-    float foam = clamp((splash + shore * 0.8 + flow * 0.7) * foam_strength, 0.0, 0.92);
-    col = mix(col, vec3(0.93, 0.96, 0.97) * (0.55 + 0.45 * max(normalize(sun_direction).y, 0.0)) + 0.1, foam);
-    frag_color = vec4(haze(col, world_position), 1.0);
+    // (Branches skip the foam's texture reads where there is none: still, open water.)
+    float foam = 0.0;
+    if (extra.a > 0.1 || extra.b > 0.0 || extra.r > 0.004) {
+        vec2 vel = texture(velocity, wuv).rg;
+        float speed = length(vel);
+        const float period = 2.0;
+        float p0 = fract(time / period), p1 = fract(time / period + 0.5);
+        float s0 = texture(streaks, (world_position.xz - vel * p0 * period) * 1.3).r;
+        float s1 = texture(streaks, (world_position.xz - vel * p1 * period) * 1.3 + 0.37).r;
+        float pattern = mix(s0, s1, abs(2.0 * p0 - 1.0));
+        float flow = smoothstep(0.06, 0.45, speed) * smoothstep(0.45, 0.8, pattern);
+        float shore = extra.b * smoothstep(0.25, 0.65, pattern + 0.25 * extra.b);
+        float splash = extra.r * (0.5 + 0.8 * pattern);
+        foam = clamp((splash + shore * 0.8 + flow * 0.7) * foam_strength, 0.0, 0.92);
+    }
+    vec3 froth = vec3(0.93, 0.96, 0.97) * (0.55 + 0.45 * max(normalize(sun_direction).y, 0.0)) + 0.1;
+    col = mix(col, froth, foam);
+    frag_color = vec4(col, 1.0);
 }

@@ -86,7 +86,7 @@ class Renderer:
         self._program_lights = -1
         self._build_programs(0)
         self.palette_tex = Texture2D(palettes(), linear=True)
-        self.streak_tex = Texture2D(streak_map(), mipmap=True, repeat=True)
+        self.streak_tex = Texture2D(streak_map(), repeat=True)   # no mipmaps: llvmpipe's LOD costs more
         self.legend_tex: Texture2D | None = None
         self._legend_key: tuple | None = None
         self._legend: tuple[int, int] | None = None      # (width, height) of the legend this frame
@@ -94,7 +94,8 @@ class Renderer:
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
         self.scene = Framebuffer(*self.render_size)
         self.frame = Framebuffer(*self.render_size)
-        self.output: Framebuffer | None = None     # full-size target for read_rgba when scaled
+        self.output: Framebuffer | None = None     # full-size target for read_rgba
+        self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
@@ -124,6 +125,7 @@ class Renderer:
             "particles": Program("particles.vert", "particles.frag"),
             "lines": Program("lines.vert", "lines.frag"),
             "upscale": Program("sky.vert", "upscale.frag"),
+            "fxaa": Program("sky.vert", "fxaa.frag"),
             "overlay": Program("overlay.vert", "overlay.frag"),
         }
         for prog in self.programs.values():
@@ -388,6 +390,8 @@ class Renderer:
             self.render_size = size
             self.scene.resize(*size)
             self.frame.resize(*size)
+            if self.smoothed is not None:
+                self.smoothed.resize(*size)
         if self.output is not None and (self.output.width, self.output.height) != (self.width, self.height):
             self.output.delete()
             self.output = None
@@ -424,6 +428,8 @@ class Renderer:
         np.add(u[:, :-1], u[:, 1:], out=v[..., 0], casting="unsafe")
         np.add(ww[:-1, :], ww[1:, :], out=v[..., 1], casting="unsafe")
         v *= 0.5
+        speed = np.hypot(v[..., 0], v[..., 1])
+        x[..., 3] = np.clip(speed * (255.0 / 0.5), 0, 255)
         self.water_tex.upload(d)
         self.extra_tex.upload(x)
         self.velocity_tex.upload(v)
@@ -516,9 +522,17 @@ class Renderer:
             caustic_strength=self.caustic_strength, absorption=self.look.absorption,
             scattering=self.look.scattering, scatter_color=self.look.scatter_color,
             deep_color=self.look.scatter_color, foam_strength=self.look.foam, time=float(self.sim.time),
+            water_light=self._water_light(level.sky),
             wet_darkens=int(self.look.bed in ("sand", "stone")),
             deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4,
         )
+
+    @staticmethod
+    def _water_light(sky: Any) -> NDArray[np.float64]:
+        """The light in the water that scattering returns: the sun by its height, and the sky."""
+        sun = np.asarray(sky.sun_direction, float)
+        sun_y = max(sun[1] / np.linalg.norm(sun), 0.0)
+        return np.asarray(sky.sun_color) * sun_y * 0.6 + 0.5 * np.asarray(sky.zenith)
 
     def water_stride(self, camera: OrbitCamera) -> int:
         """Cells per side of one drawn water quad: 1, or 2 / 4 when cells are tiny on screen."""
@@ -726,19 +740,22 @@ class Renderer:
         return self.output
 
     def _pass_final(self, target: int, width: int, height: int) -> None:
-        """Draw the frame into framebuffer `target` (0: the window) at width x height: FXAA on the
-        frame's own texel grid and a bilinear scale in one full-screen triangle; then the legend."""
+        """Draw the frame into framebuffer `target` (0: the window) at width x height, anti-aliased
+        (FXAA on the frame's own texel grid), then the legend at full resolution. When the frame is
+        smaller than the output, FXAA runs at the frame's size into `smoothed` and a plain bilinear
+        copy scales that up: on llvmpipe each texture read costs, and FXAA's five to nine reads a
+        pixel are paid on the smaller grid only."""
         g = gl()
-        g.glBindFramebuffer(g.GL_FRAMEBUFFER, target)
-        g.glViewport(0, 0, width, height)
-        g.glActiveTexture(g.GL_TEXTURE0 + UNIT["frame_color"])
-        g.glBindTexture(g.GL_TEXTURE_2D, self.frame.color)
         rw, rh = self.render_size
-        with st.SCREEN, self.programs["upscale"] as p:
-            p["fxaa"] = int(self.fxaa)
-            p["source_texel"] = (1.0 / rw, 1.0 / rh)
-            g.glBindVertexArray(self.empty_vao.vao)
-            g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+        if not self.fxaa:
+            self._screen_pass(self.frame, target, width, height, "upscale")
+        elif (width, height) == (rw, rh):
+            self._screen_pass(self.frame, target, width, height, "fxaa")
+        else:
+            if self.smoothed is None:
+                self.smoothed = Framebuffer(rw, rh)
+            self._screen_pass(self.frame, self.smoothed.id, rw, rh, "fxaa")
+            self._screen_pass(self.smoothed, target, width, height, "upscale")
         if self._legend is not None and self.legend_tex is not None:
             lw, lh = self._legend
             m = 8
@@ -749,6 +766,18 @@ class Renderer:
                 p["rect"] = rect
                 g.glDrawArrays(g.GL_TRIANGLES, 0, 6)
         g.glBindVertexArray(0)
+
+    def _screen_pass(self, source: Framebuffer, target: int, width: int, height: int, program: str) -> None:
+        """One full-screen triangle of `program` ("fxaa", "upscale") from `source` into framebuffer `target`."""
+        g = gl()
+        g.glBindFramebuffer(g.GL_FRAMEBUFFER, target)
+        g.glViewport(0, 0, width, height)
+        g.glActiveTexture(g.GL_TEXTURE0 + UNIT["frame_color"])
+        g.glBindTexture(g.GL_TEXTURE_2D, source.color)
+        with st.SCREEN, self.programs[program] as p:
+            p["source_texel"] = (1.0 / source.width, 1.0 / source.height)
+            g.glBindVertexArray(self.empty_vao.vao)
+            g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
 
     def read_rgba(self) -> NDArray[np.uint8]:
         """Return the last frame as (height, width, 4) uint8 at the output size, top row first, alpha 255."""
@@ -776,6 +805,8 @@ class Renderer:
             m.delete()
         if self.output is not None:
             self.output.delete()
+        if self.smoothed is not None:
+            self.smoothed.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex, self.velocity_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
