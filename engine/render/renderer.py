@@ -757,8 +757,9 @@ class Renderer:
             self._screen_pass(self.frame, self.smoothed.id, rw, rh, "fxaa")
             self._screen_pass(self.smoothed, target, width, height, "upscale")
         if self._legend is not None and self.legend_tex is not None:
-            lw, lh = self._legend
-            m = 8
+            scale = min(1.0, width / 640.0)        # a legend keeps to a third of a small frame
+            lw, lh = self._legend[0] * scale, self._legend[1] * scale
+            m = 8 * scale
             x0, y1 = -1.0 + 2.0 * m / width, 1.0 - 2.0 * m / height        # top left corner
             rect = (x0, y1 - 2.0 * lh / height, x0 + 2.0 * lw / width, y1)
             self.legend_tex.bind(UNIT["overlay_image"])
