@@ -16,12 +16,7 @@ F32 = np.float32
 
 # (radius, y) of the outer glass surface, bottom to lip, in the body frame (origin near the centre
 # of mass). Height 0.28 m, body diameter 7.6 cm: a 0.5-0.7 L bottle.
-BOTTLE_PROFILE: tuple[tuple[float, float], ...] = (
-    (0.0, -0.118), (0.030, -0.120), (0.036, -0.116), (0.038, -0.108), (0.038, 0.040), (0.036, 0.060),
-    (0.028, 0.085), (0.017, 0.105), (0.014, 0.118), (0.014, 0.150), (0.016, 0.152), (0.016, 0.160),
-    (0.012, 0.162),
-)
-GLASS_THICKNESS = 0.003
+GLASS_THICKNESS = 0.003      # shards' thickness, m
 
 
 def crest_diagonal(eta: ArrayLike) -> NDArray[np.bool_]:
@@ -208,18 +203,31 @@ def lathe(profile: ArrayLike, segments: int = 24, cap_top: bool = False
     return verts.astype(F32), np.asarray(tris, np.uint32)
 
 
+def _bottle() -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """The bottle of content/models (the one the physics uses): outer vertices and triangles,
+    cavity profile (r, y), all in a frame centred on the outer solid's centroid."""
+    from engine.meshes import load_bottle_set, mass_properties
+    bs = load_bottle_set("bottle")
+    verts, tris = (np.asarray(a) for a in bs.outer)
+    com = mass_properties(np.asarray(verts, float), np.asarray(tris)).com
+    prof = np.asarray(bs.cavity_profile, float) - (0.0, com[1])
+    return np.asarray(verts, float) - com, np.asarray(tris, np.int64), prof, com
+
+
 def bottle_mesh(segments: int = 24) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
-    """Return the fallback glass bottle: (vertices (n, 6) position+normal, triangles)."""
-    return lathe(BOTTLE_PROFILE, segments)
+    """Return the glass bottle of content/models/bottle.obj with smooth normals: (vertices (n, 6)
+    position + normal, triangles), centred on its centroid. One geometry for every use: the
+    physics loads the same file (engine.meshes.load_bottle_set). `segments` is kept for callers."""
+    from engine.meshes import vertex_normals
+    v, t, _, _ = _bottle()
+    n = vertex_normals(v, t)
+    return np.c_[v, n].astype(F32), t.astype(np.uint32)
 
 
 def inner_profile() -> NDArray[np.float64]:
-    """Return the (radius, y) profile of the bottle's inside, where held water sits."""
-    prof = np.asarray(BOTTLE_PROFILE, float)[1:-2].copy()
-    prof[:, 0] = np.maximum(prof[:, 0] - GLASS_THICKNESS, 0.004)
-    prof = np.vstack([[0.0, prof[0, 1] + GLASS_THICKNESS], prof])
-    prof[1, 1] += GLASS_THICKNESS
-    return prof
+    """Return the (radius, y) profile of the bottle's inside, where held water sits: the cavity
+    profile of content/models/bottle.json, in bottle_mesh's frame."""
+    return _bottle()[2]
 
 
 def liquid_mesh(segments: int = 20) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
