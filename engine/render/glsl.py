@@ -95,171 +95,145 @@ def _with_defines(source: str, defines: dict[str, Any] | None) -> str:
     return f"{first}\n{lines}#line 2\n{rest}"
 
 
-def compile_shader(path: Path, defines: dict[str, Any] | None = None) -> int:
-    """Compile one shader file; return its GL name or raise ShaderError with file:line messages.
+_PYGLET_STAGES = {".vert": "vertex", ".geom": "geometry", ".frag": "fragment"}
 
-    `defines` become `#define` lines (compile-time constants such as the number of lights, so
-    that llvmpipe runs no masked loop body for lights that do not exist).
+
+def _shader_log(exc: BaseException) -> str:
+    """The driver's log from a pyglet ShaderException (which prints the source before it)."""
+    text = str(exc.args[0]) if exc.args else str(exc)
+    marker = "Please review the error on the specified line."
+    return text.split(marker, 1)[1].strip() if marker in text else text.strip()
+
+
+def compile_shader(path: Path, defines: dict[str, Any] | None = None) -> Any:
+    """Compile one shader file into a pyglet Shader, or raise ShaderError with file:line messages.
+
+    Includes are expanded first (each included file its own source-string number); `defines`
+    become `#define` lines (compile-time constants such as the number of lights, so that
+    llvmpipe runs no masked loop body for lights that do not exist).
     """
-    g = gl()
+    from pyglet.graphics.shader import Shader, ShaderException
     path = Path(path)
     if path.suffix not in _STAGES:
         raise ShaderError(f"{path}: unknown shader stage (use .vert, .geom or .frag)")
     source = path.read_text()
-    if not source.lstrip().startswith("#version"):
+    if not source.startswith("#version"):
         raise ShaderError(f"{path}:1: must start with '#version 330 core'")
     source, sources = expand_includes(source, path)
     source = _with_defines(source, defines)
-    sh = g.glCreateShader(getattr(g, _STAGES[path.suffix]))
-    data = source.encode()
-    buf = ctypes.create_string_buffer(data)
-    ptr = ctypes.cast(ctypes.pointer(ctypes.pointer(buf)), ctypes.POINTER(ctypes.POINTER(ctypes.c_char)))
-    length = ctypes.c_int(len(data))
-    g.glShaderSource(sh, 1, ptr, ctypes.byref(length))
-    g.glCompileShader(sh)
-    ok = ctypes.c_int(0)
-    g.glGetShaderiv(sh, g.GL_COMPILE_STATUS, ctypes.byref(ok))
-    if not ok.value:
-        log = _info_log(sh, shader=True)
-        g.glDeleteShader(sh)
-        raise ShaderError(_format_log(path, log, sources))
-    return sh
+    try:
+        return Shader(source, _PYGLET_STAGES[path.suffix])
+    except ShaderException as exc:
+        raise ShaderError(_format_log(path, _shader_log(exc), sources)) from None
 
 
-def _info_log(name: int, shader: bool) -> str:
+def _program_log(program: int) -> str:
     g = gl()
     n = ctypes.c_int(0)
-    (g.glGetShaderiv if shader else g.glGetProgramiv)(name, g.GL_INFO_LOG_LENGTH, ctypes.byref(n))
+    g.glGetProgramiv(program, g.GL_INFO_LOG_LENGTH, ctypes.byref(n))
     buf = ctypes.create_string_buffer(max(1, n.value))
-    (g.glGetShaderInfoLog if shader else g.glGetProgramInfoLog)(name, max(1, n.value), None, buf)
+    g.glGetProgramInfoLog(program, max(1, n.value), None, buf)
     return buf.value.decode(errors="replace")
 
 
 class Program:
-    """A linked GLSL program with its active uniforms; `with program:` binds it."""
+    """A pyglet ShaderProgram linked from files in shaders/ (includes, defines, file:line errors).
+
+    `self.program` is the pyglet.graphics.shader.ShaderProgram; `with program:` binds it. `program[name] = value` sets a uniform from numpy values: matrices
+    are row-major numpy (as camera.py builds them), arrays take one row per element, and a
+    uniform the GLSL compiler optimised away is ignored, so a shader may drop one without
+    breaking the caller. `feedback` names varyings to capture with transform feedback (tests
+    read what the geometry shader emits).
+    """
 
     def __init__(self, *names: str, folder: Path = SHADERS, feedback: Sequence[str] = (),
                  defines: dict[str, Any] | None = None) -> None:
-        g = gl()
+        from pyglet.graphics.shader import ShaderException, ShaderProgram
         self.names = names
         self.defines = dict(defines or {})
         paths = [Path(folder) / n for n in names]
         shaders = [compile_shader(p, self.defines) for p in paths]
-        self.id = g.glCreateProgram()
+        try:
+            self.program = ShaderProgram(*shaders)
+            if feedback:
+                self._capture(feedback, paths, shaders)
+        except ShaderException as exc:
+            raise ShaderError(f"linking {' + '.join(p.name for p in paths)} failed:\n{_shader_log(exc)}") from None
+        finally:
+            for sh in shaders:
+                sh.delete()
+
+    def _capture(self, feedback: Sequence[str], paths: list[Path], shaders: list[Any]) -> None:
+        """Name the transform-feedback varyings and link again (pyglet links without them)."""
+        from pyglet.graphics.shader import _introspect_uniforms
+        g = gl()
         for sh in shaders:
-            g.glAttachShader(self.id, sh)
-        if feedback:  # transform feedback varyings (tests capture geometry-shader output)
-            arr = (ctypes.c_char_p * len(feedback))(*[f.encode() for f in feedback])
-            g.glTransformFeedbackVaryings(self.id, len(feedback),
-                                          ctypes.cast(arr, ctypes.POINTER(ctypes.POINTER(ctypes.c_char))),
-                                          g.GL_INTERLEAVED_ATTRIBS)
+            g.glAttachShader(self.id, sh.id)
+        arr = (ctypes.c_char_p * len(feedback))(*[f.encode() for f in feedback])
+        g.glTransformFeedbackVaryings(self.id, len(feedback),
+                                      ctypes.cast(arr, ctypes.POINTER(ctypes.POINTER(ctypes.c_char))),
+                                      g.GL_INTERLEAVED_ATTRIBS)
         g.glLinkProgram(self.id)
         for sh in shaders:
-            g.glDetachShader(self.id, sh)
-            g.glDeleteShader(sh)
+            g.glDetachShader(self.id, sh.id)
         ok = ctypes.c_int(0)
         g.glGetProgramiv(self.id, g.GL_LINK_STATUS, ctypes.byref(ok))
         if not ok.value:
-            log = _info_log(self.id, shader=False)
-            g.glDeleteProgram(self.id)
-            raise ShaderError(f"linking {' + '.join(str(p.name) for p in paths)} failed:\n{log.strip()}")
-        self.uniforms = self._introspect()
+            raise ShaderError(f"linking {' + '.join(p.name for p in paths)} with feedback failed:\n"
+                              f"{_program_log(self.id).strip()}")
+        self.program._uniforms = _introspect_uniforms(self.id, True)
 
-    def _introspect(self) -> dict[str, tuple[int, int, int]]:
-        g = gl()
-        count = ctypes.c_int(0)
-        g.glGetProgramiv(self.id, g.GL_ACTIVE_UNIFORMS, ctypes.byref(count))
-        out: dict[str, tuple[int, int, int]] = {}
-        name = ctypes.create_string_buffer(256)
-        for i in range(count.value):
-            size, kind, length = ctypes.c_int(0), ctypes.c_uint(0), ctypes.c_int(0)
-            g.glGetActiveUniform(self.id, i, 256, ctypes.byref(length), ctypes.byref(size), ctypes.byref(kind), name)
-            key = name.value.decode()
-            loc = g.glGetUniformLocation(self.id, name.value)
-            if key.endswith("[0]"):
-                key = key[:-3]
-            out[key] = (loc, kind.value, size.value)
-        return out
+    @property
+    def id(self) -> int:
+        return self.program.id or 0
+
+    @property
+    def _uniforms(self) -> dict[str, Any]:
+        return self.program._uniforms
 
     def use(self) -> None:
-        gl().glUseProgram(self.id)
+        self.program.use()
 
     def __enter__(self) -> "Program":
-        self.use()
+        self.program.use()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        gl().glUseProgram(0)
+        self.program.stop()
 
     def __contains__(self, name: str) -> bool:
-        return name in self.uniforms
+        return name in self._uniforms
 
     def __setitem__(self, name: str, value: Any) -> None:
-        """Set a uniform of the bound program (matrices are row-major numpy, as in camera.py)."""
-        entry = self.uniforms.get(name)
-        if entry is None:
+        """Set a uniform (matrices are row-major numpy, as in camera.py); unknown names are ignored."""
+        u = self._uniforms.get(name)
+        if u is None:
             return
-        g = gl()
-        loc, kind, size = entry
-        if kind in _INT_TYPES:
-            a = np.ascontiguousarray(np.asarray(value, dtype=np.int32).ravel())
-            fn = {1: g.glUniform1iv, 2: g.glUniform2iv, 3: g.glUniform3iv, 4: g.glUniform4iv}[_INT_TYPES[kind]]
-            fn(loc, max(1, a.size // _INT_TYPES[kind]), a.ctypes.data_as(ctypes.POINTER(ctypes.c_int)))
-            return
-        a = np.ascontiguousarray(np.asarray(value, dtype=np.float32))
-        if kind == g.GL_FLOAT_MAT4 or kind == g.GL_FLOAT_MAT3:
-            n = 4 if kind == g.GL_FLOAT_MAT4 else 3
-            fn = g.glUniformMatrix4fv if n == 4 else g.glUniformMatrix3fv
-            fn(loc, max(1, a.size // (n * n)), g.GL_TRUE, a.ravel().ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
-            return
-        comps = _FLOAT_TYPES.get(kind, 1)
-        fn = {1: g.glUniform1fv, 2: g.glUniform2fv, 3: g.glUniform3fv, 4: g.glUniform4fv}[comps]
-        flat = a.ravel()
-        fn(loc, max(1, min(size, flat.size // comps)), flat.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+        from pyglet.graphics.shader import _gl_matrices, _uniform_setters
+        ctype = _uniform_setters[u.type][0]
+        cast = int if ctype in (ctypes.c_int, ctypes.c_uint, ctypes.c_int32, ctypes.c_uint32) else float
+        a = np.asarray(value, dtype=np.float64)
+        if u.type in _gl_matrices:
+            n = int(round(np.sqrt(u.length)))
+            a = a.reshape(-1, n, n).transpose(0, 2, 1)      # GL wants columns first
+        flat = [cast(x) for x in a.ravel()]
+        if u.size > 1:                                     # an array: one element per row
+            rows = [flat[i * u.length:(i + 1) * u.length] for i in range(u.size)]
+            rows = [r if len(r) == u.length else [cast(0)] * u.length for r in rows]
+            u.set([tuple(r) if u.length > 1 else r[0] for r in rows])
+        elif u.length == 1:
+            u.set(flat[0])
+        else:
+            u.set(flat[:u.length])
 
     def set(self, **values: Any) -> None:
-        """Set several uniforms of the bound program."""
+        """Set several uniforms."""
         for k, v in values.items():
             self[k] = v
 
     def delete(self) -> None:
-        if self.id:
-            gl().glDeleteProgram(self.id)
-            self.id = 0
-
-
-def _types() -> tuple[dict[int, int], dict[int, int]]:
-    g = gl()
-    ints = {g.GL_INT: 1, g.GL_BOOL: 1, g.GL_INT_VEC2: 2, g.GL_INT_VEC3: 3, g.GL_INT_VEC4: 4,
-            g.GL_SAMPLER_2D: 1, g.GL_SAMPLER_CUBE: 1, g.GL_SAMPLER_3D: 1, g.GL_UNSIGNED_INT: 1}
-    floats = {g.GL_FLOAT: 1, g.GL_FLOAT_VEC2: 2, g.GL_FLOAT_VEC3: 3, g.GL_FLOAT_VEC4: 4}
-    return ints, floats
-
-
-class _Lazy(dict):
-    def __init__(self, which: int) -> None:
-        super().__init__()
-        self.which = which
-
-    def _fill(self) -> None:
-        if not dict.__len__(self):
-            self.update(_types()[self.which])
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._fill()
-        return dict.get(self, key, default)
-
-    def __contains__(self, key: object) -> bool:
-        self._fill()
-        return dict.__contains__(self, key)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._fill()
-        return dict.__getitem__(self, key)
-
-
-_INT_TYPES: dict[int, int] = _Lazy(0)
-_FLOAT_TYPES: dict[int, int] = _Lazy(1)
+        if self.program.id is not None:
+            self.program.delete()
 
 
 def link_all(groups: Iterable[Sequence[str]]) -> dict[str, Program]:
