@@ -46,7 +46,7 @@ RAIN_DEPTH = 0.01        # m, height of the little mound each drop makes
 
 MAX_STEPS_PER_FRAME = 8
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
-DEBUG_VIEWS: tuple[str | None, ...] = (None, "depth", "velocity", "bounds")
+DEBUG_VIEWS: tuple[str | None, ...] = (None, "depth", "velocity", "divergence", "vorticity", "bounds")
 MESSAGE_SECONDS = 4.0
 
 

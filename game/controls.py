@@ -55,7 +55,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("Tab", "next bundled level", (("key:TAB", "next_level"),)),
     Control("F5 / F9", "quick save / quick load the whole state", (("key:F5", "save"), ("key:F9", "load"))),
     Control("F1", "show or hide this help", (("key:F1", "help"),)),
-    Control("K", "cycle the debug views (depth, velocity, bounds)", (("key:K", "debug"),)),
+    Control("K", "cycle the debug views (depth, velocity, divergence, vorticity, bounds)", (("key:K", "debug"),)),
     Control("Esc", "quit", (("key:ESCAPE", "quit"),)),
 )
 

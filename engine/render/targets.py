@@ -126,40 +126,42 @@ class CubeMap(_Texture):
 
 
 class Framebuffer:
-    """An RGBA8 colour texture plus a 24-bit depth texture, both sampleable."""
+    """An RGBA8 colour texture plus a 24-bit depth texture, both sampleable: pyglet's
+    pyglet.image.Framebuffer with two pyglet.image.Texture attachments. `id`, `color` and
+    `depth` are their GL names, for binding and blitting."""
 
     def __init__(self, width: int, height: int) -> None:
         self.id = 0
         self.color = 0
         self.depth = 0
+        self._fbo = None
+        self._textures: list = []
         self.resize(width, height)
 
     def resize(self, width: int, height: int) -> None:
+        import pyglet.image
         g = gl()
         self.delete()
         self.width, self.height = int(width), int(height)
-        self.id = _gen(g.glGenFramebuffers)
-        g.glBindFramebuffer(g.GL_FRAMEBUFFER, self.id)
-        self.color = _gen(g.glGenTextures)
-        g.glBindTexture(g.GL_TEXTURE_2D, self.color)
-        g.glTexImage2D(g.GL_TEXTURE_2D, 0, g.GL_RGBA8, self.width, self.height, 0, g.GL_RGBA,
-                       g.GL_UNSIGNED_BYTE, None)
-        for p, v in ((g.GL_TEXTURE_MIN_FILTER, g.GL_LINEAR), (g.GL_TEXTURE_MAG_FILTER, g.GL_LINEAR),
-                     (g.GL_TEXTURE_WRAP_S, g.GL_CLAMP_TO_EDGE), (g.GL_TEXTURE_WRAP_T, g.GL_CLAMP_TO_EDGE)):
-            g.glTexParameteri(g.GL_TEXTURE_2D, p, v)
-        g.glFramebufferTexture2D(g.GL_FRAMEBUFFER, g.GL_COLOR_ATTACHMENT0, g.GL_TEXTURE_2D, self.color, 0)
-        self.depth = _gen(g.glGenTextures)
-        g.glBindTexture(g.GL_TEXTURE_2D, self.depth)
-        g.glTexImage2D(g.GL_TEXTURE_2D, 0, g.GL_DEPTH_COMPONENT24, self.width, self.height, 0,
-                       g.GL_DEPTH_COMPONENT, g.GL_UNSIGNED_INT, None)
-        for p, v in ((g.GL_TEXTURE_MIN_FILTER, g.GL_NEAREST), (g.GL_TEXTURE_MAG_FILTER, g.GL_NEAREST),
-                     (g.GL_TEXTURE_WRAP_S, g.GL_CLAMP_TO_EDGE), (g.GL_TEXTURE_WRAP_T, g.GL_CLAMP_TO_EDGE)):
-            g.glTexParameteri(g.GL_TEXTURE_2D, p, v)
-        g.glFramebufferTexture2D(g.GL_FRAMEBUFFER, g.GL_DEPTH_ATTACHMENT, g.GL_TEXTURE_2D, self.depth, 0)
-        status = g.glCheckFramebufferStatus(g.GL_FRAMEBUFFER)
-        if status != g.GL_FRAMEBUFFER_COMPLETE:
-            raise RuntimeError(f"framebuffer {self.width}x{self.height} incomplete (status {hex(status)})")
-        g.glBindFramebuffer(g.GL_FRAMEBUFFER, 0)
+        color = pyglet.image.Texture.create(self.width, self.height, internalformat=g.GL_RGBA8,
+                                            min_filter=g.GL_LINEAR, mag_filter=g.GL_LINEAR, blank_data=False)
+        depth = pyglet.image.Texture.create(self.width, self.height, internalformat=g.GL_DEPTH_COMPONENT24,
+                                            fmt=g.GL_DEPTH_COMPONENT, min_filter=g.GL_NEAREST,
+                                            mag_filter=g.GL_NEAREST, blank_data=False)
+        for tex in (color, depth):
+            g.glBindTexture(g.GL_TEXTURE_2D, tex.id)
+            g.glTexParameteri(g.GL_TEXTURE_2D, g.GL_TEXTURE_WRAP_S, g.GL_CLAMP_TO_EDGE)
+            g.glTexParameteri(g.GL_TEXTURE_2D, g.GL_TEXTURE_WRAP_T, g.GL_CLAMP_TO_EDGE)
+        fbo = pyglet.image.Framebuffer()
+        fbo.attach_texture(color, attachment=g.GL_COLOR_ATTACHMENT0)
+        fbo.attach_texture(depth, attachment=g.GL_DEPTH_ATTACHMENT)
+        fbo.bind()                         # is_complete asks about the bound framebuffer
+        complete, status = fbo.is_complete, fbo.get_status()
+        fbo.unbind()
+        if not complete:
+            raise RuntimeError(f"framebuffer {self.width}x{self.height} incomplete ({status})")
+        self._fbo, self._textures = fbo, [color, depth]
+        self.id, self.color, self.depth = fbo.id, color.id, depth.id
 
     def bind(self) -> None:
         g = gl()
@@ -191,12 +193,11 @@ class Framebuffer:
         return out[::-1].copy()
 
     def delete(self) -> None:
-        g = gl()
-        if self.id:
-            g.glDeleteFramebuffers(1, ctypes.byref(ctypes.c_uint(self.id)))
-        for t in (self.color, self.depth):
-            if t:
-                g.glDeleteTextures(1, ctypes.byref(ctypes.c_uint(t)))
+        if self._fbo is not None:
+            self._fbo.delete()
+        for tex in self._textures:
+            tex.delete()
+        self._fbo, self._textures = None, []
         self.id = self.color = self.depth = 0
 
 

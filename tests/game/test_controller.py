@@ -233,10 +233,10 @@ def test_help_and_debug_view_keys(game):
     press(game, "F1")
     assert game.show_help
     views = []
-    for _ in range(4):
+    for _ in range(6):
         press(game, "K")
         views.append(game.debug_view)
-    assert views == ["depth", "velocity", "bounds", None]
+    assert views == ["depth", "velocity", "divergence", "vorticity", "bounds", None]
     press(game, "ESCAPE")
     assert game.quit_requested
 
