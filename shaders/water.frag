@@ -13,9 +13,9 @@ out vec4 frag_color;
 #include "water_optics.glsl"
 
 uniform sampler2D water;             // r: eta, g: depth h, b: d(eta)/dx, a: d(eta)/dz
-uniform sampler2D water_extra;       // r: splash foam, g: caustic focus / 3, b: shoreline nearness,
-                                     // a: flow speed / 0.5 m/s
-uniform sampler2D velocity;          // rg: cell-centred velocity (u, w), m/s
+uniform sampler2D water_extra;       // r: foam (splashes and shoreline), g: caustic focus / 3,
+                                     // b, a: cell-centred velocity (u, w) as 0.5 + v / (2 velocity_range)
+uniform float velocity_range;        // m/s
 uniform sampler2D streaks;           // r: tiling foam pattern
 uniform sampler2D debug_field;       // r: the field a debug view shows
 uniform sampler2D palette;           // row 0: sequential (depth), row 1: diverging (signed fields)
@@ -84,23 +84,22 @@ void main() {
     vec3 col = mix(refracted, texture(sky, r).rgb, f);
     col += sun_glint(n, v, 6.0, 0.10) + lamp_glints(world_position, n, v);
 
-    // foam: splashes (CPU field), the shoreline, and streaks advected by the flow. The streak
+    // foam: splashes and the shoreline (CPU field), and streaks advected by the flow. The streak
     // pattern is read at two offsets along -velocity that grow with time and restart half a period
     // apart, cross-faded so the restart never shows (a flow map): it visibly drifts downstream.
     // (Branches skip the foam's texture reads where there is none: still, open water.)
     float foam = 0.0;
-    if (extra.a > 0.1 || extra.b > 0.0 || extra.r > 0.004) {
-        vec2 vel = texture(velocity, wuv).rg;
-        float speed = length(vel);
+    vec2 vel = (extra.ba * (255.0 / 127.0) - 128.0 / 127.0) * velocity_range;
+    float speed = length(vel);
+    if (speed > 0.06 || extra.r > 0.004) {
         const float period = 2.0;
         float p0 = fract(time / period), p1 = fract(time / period + 0.5);
         float s0 = texture(streaks, (world_position.xz - vel * p0 * period) * 1.3).r;
         float s1 = texture(streaks, (world_position.xz - vel * p1 * period) * 1.3 + 0.37).r;
         float pattern = mix(s0, s1, abs(2.0 * p0 - 1.0));
         float flow = smoothstep(0.06, 0.45, speed) * smoothstep(0.45, 0.8, pattern);
-        float shore = extra.b * smoothstep(0.25, 0.65, pattern + 0.25 * extra.b);
-        float splash = extra.r * (0.5 + 0.8 * pattern);
-        foam = clamp((splash + shore * 0.8 + flow * 0.7) * foam_strength, 0.0, 0.92);
+        float still = extra.r * smoothstep(0.2, 0.7, pattern + 0.3 * extra.r);   // broken into patches
+        foam = clamp((still + flow * 0.7) * foam_strength, 0.0, 0.92);
     }
     vec3 froth = vec3(0.93, 0.96, 0.97) * (0.55 + 0.45 * max(normalize(sun_direction).y, 0.0)) + 0.1;
     col = mix(col, froth, foam);

@@ -65,9 +65,7 @@ class OrbitCamera:
             # fit the pool's diagonal (plus the deck) in the smaller of the two fields of view
             half = 0.5 * math.hypot(sx, sz) + 0.3
             fov_min = min(c.fov, math.degrees(2 * math.atan(math.tan(math.radians(c.fov) / 2) * aspect)))
-            # the diagonal is foreshortened; 0.55 of it keeps the walls in view and a 0.3 m bottle
-            # at the centre some 30 px tall on a 360-row frame (4 m x 3 m pool)
-            dist = half / math.tan(math.radians(fov_min) / 2.0) * 0.55
+            dist = half / math.tan(math.radians(fov_min) / 2.0) * 0.72   # the diagonal is foreshortened
         return cls(tuple(float(v) for v in target), float(dist), float(c.yaw), float(c.pitch), float(c.fov))
 
     @property

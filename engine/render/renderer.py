@@ -55,9 +55,10 @@ GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
-        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "velocity": 9, "streaks": 10,
+        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "streaks": 10,
         "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
+VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
 
 
 class Renderer:
@@ -150,12 +151,12 @@ class Renderer:
         self.dx = float(water.dx)
         self.pool_size = (nx * self.dx, nz * self.dx)
         self.water_data = np.zeros((nz, nx, 4), np.float32)     # eta, h, d(eta)/dx, d(eta)/dz
-        self.water_extra = np.zeros((nz, nx, 4), np.uint8)      # foam, caustic focus / 3
+        self.water_extra = np.zeros((nz, nx, 4), np.uint8)      # foam, caustic focus / 3, velocity u, w
         self.water_tex = Texture2D(self.water_data, linear=True)
         self.extra_tex = Texture2D(self.water_extra, linear=True)
-        self.velocity_data = np.zeros((nz, nx, 2), np.float32)       # cell-centred (u, w), m/s
-        self.velocity_tex = Texture2D(self.velocity_data, linear=True)
         self.debug_data = np.zeros((nz, nx), np.float32)
+        self._dry: NDArray[np.bool_] | None = None          # the dry cells the shore field was made for
+        self._shore_field = np.zeros((nz, nx), np.float32)
         self.debug_tex = Texture2D(self.debug_data, linear=True)
         self.look = level.look
         self.tile_diffuse = self._material(self.look.walls)
@@ -420,19 +421,26 @@ class Renderer:
         j = 1.0 + d[..., 1] * (1.0 - 1.0 / 1.33) * lap
         focus = np.clip(1.0 / np.maximum(j, 0.3), 0.35, 3.0)
         x = self.water_extra
-        x[..., 0] = np.clip(self.foam.field * 255.0, 0, 255)
+        dry = h < 2e-3
+        if self._dry is None or not np.array_equal(dry, self._dry):   # shores move slowly
+            self._dry = dry
+            self._shore_field = self._shore(h)
+        foam = self.foam.field + 0.8 * self._shore_field
+        np.clip(foam * 255.0, 0, 255, out=foam)
+        x[..., 0] = foam
         x[..., 1] = focus * (255.0 / 3.0)
-        x[..., 2] = self._shore(h) * 255.0
+        # cell-centred velocity, 128 + 127 v / VELOCITY_RANGE in b (u) and a (w): one texture
+        # upload fewer a frame (each costs milliseconds on llvmpipe), 6 mm/s steps
         u, ww = w.read("u"), w.read("w")
-        v = self.velocity_data
-        np.add(u[:, :-1], u[:, 1:], out=v[..., 0], casting="unsafe")
-        np.add(ww[:-1, :], ww[1:, :], out=v[..., 1], casting="unsafe")
-        v *= 0.5
-        speed = np.hypot(v[..., 0], v[..., 1])
-        x[..., 3] = np.clip(speed * (255.0 / 0.5), 0, 255)
+        k = 0.5 * 127.0 / VELOCITY_RANGE
+        for c, (a0, a1) in ((2, (u[:, :-1], u[:, 1:])), (3, (ww[:-1, :], ww[1:, :]))):
+            vc = np.add(a0, a1, dtype=np.float32)
+            vc *= k
+            vc += 128.0
+            np.clip(vc, 1.0, 255.0, out=vc)
+            x[..., c] = vc
         self.water_tex.upload(d)
         self.extra_tex.upload(x)
-        self.velocity_tex.upload(v)
 
     def _shore(self, h: NDArray) -> NDArray[np.float32]:
         """Nearness of each wet cell to dry ground (1 beside it, 0.5 two cells off, 0.2 three off,
@@ -522,7 +530,7 @@ class Renderer:
             caustic_strength=self.caustic_strength, absorption=self.look.absorption,
             scattering=self.look.scattering, scatter_color=self.look.scatter_color,
             deep_color=self.look.scatter_color, foam_strength=self.look.foam, time=float(self.sim.time),
-            water_light=self._water_light(level.sky),
+            water_light=self._water_light(level.sky), velocity_range=VELOCITY_RANGE,
             wet_darkens=int(self.look.bed in ("sand", "stone")),
             deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4,
         )
@@ -595,7 +603,7 @@ class Renderer:
         for tex, unit in ((self.water_tex, "water"), (self.tile_diffuse, "tile_diffuse"),
                           (self.bed_diffuse, "bed_diffuse"), (self.obstacle_diffuse, "obstacle_diffuse"),
                           (self.extra_tex, "water_extra"), (self.sky_tex, "sky"),
-                          (self.velocity_tex, "velocity"), (self.streak_tex, "streaks"),
+                          (self.streak_tex, "streaks"),
                           (self.debug_tex, "debug_field"), (self.palette_tex, "palette")):
             tex.bind(UNIT[unit])
         for unit in ("scene_color", "scene_depth"):     # not sampled while the scene is drawn into
@@ -808,7 +816,7 @@ class Renderer:
             self.output.delete()
         if self.smoothed is not None:
             self.smoothed.delete()
-        for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex, self.velocity_tex,
+        for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
             obj.delete()
