@@ -126,6 +126,9 @@ def _load_mods(sim: Any, paths: list[str]) -> None:
     loader(sim, [Path(p) for p in paths])
 
 
+MOD_FAILED = 3   # exit code: the clip was written, but a mod failed (it is off in the clip)
+
+
 def record(args: argparse.Namespace) -> int:
     """Run `bottles record` with parsed arguments; return the exit code."""
     from engine.render.context import ContextError, create_context
@@ -180,8 +183,16 @@ def record(args: argparse.Namespace) -> int:
         errors = renderer.errors()
         if errors:
             print(f"bottles record: GL errors: {', '.join(errors)}", file=sys.stderr)
-        for fail in getattr(sim, "failures", []):
+        failures = list(getattr(sim, "failures", []))
+        for fail in failures:
             print(f"warning: {fail}", file=sys.stderr)
+            try:
+                from game.modlog import traceback_for
+                tb = traceback_for(fail)
+            except ImportError:
+                tb = None
+            if tb:
+                print(tb, end="", file=sys.stderr)
         if kind == "gif":
             imgs = [Image.fromarray(a).quantize(colors=255, method=Image.Quantize.MEDIANCUT) for a in frames]
             imgs[0].save(out, save_all=True, append_images=imgs[1:], duration=int(round(1000 / args.fps)), loop=0,
@@ -192,6 +203,10 @@ def record(args: argparse.Namespace) -> int:
         print(f"wrote {out} ({n_frames} frame{'s' if n_frames != 1 else ''}, {width}x{height})")
         renderer.close()
         window.close()
+        if failures:
+            print(f"bottles record: {len(failures)} mod failure{'s' if len(failures) != 1 else ''}: the clip was "
+                  f"made without the failed mods (exit code {MOD_FAILED})", file=sys.stderr)
+            return MOD_FAILED
         return 0
     except RecordError as exc:
         print(f"bottles record: {exc}", file=sys.stderr)

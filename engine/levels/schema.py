@@ -188,6 +188,23 @@ class CameraSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class GoalSpec:
+    """What the player is asked to do (game/goals.py keeps the score). kind "none": a free sandbox.
+
+    break: shatter `count` of the bottles the level places (0: all of them); smash: shatter `count`
+    bottles of any kind (thrown ones too); ring: land `count` throws in the circle at `center`
+    of `radius`. `throws` and `time` limit the attempt (0: no limit).
+    """
+    kind: str = spec("enum", default="none", choices=("none", "break", "smash", "ring"), doc="none | break | smash | ring")
+    count: int = spec("int", default=0, min=0, max=10000, doc="how many (break: 0 means every level bottle)")
+    throws: int = spec("int", default=0, min=0, max=10000, doc="throws allowed, 0: unlimited")
+    time: float = spec("float", default=0.0, min=0.0, max=36000.0, doc="seconds allowed, 0: unlimited")
+    center: tuple[float, float] | None = spec("vec2", default=None, doc="ring: centre (x, z), m")
+    radius: float = spec("float", default=0.3, min=0.01, max=100.0, doc="ring: radius, m")
+    text: str = spec("str", default="", doc="the goal in words, shown in the HUD")
+
+
+@dataclass(frozen=True, slots=True)
 class Level:
     """A validated level. `path` is where it came from (None for levels built in code)."""
     seed: int = spec("int", default=0, min=0, max=2**63 - 1, doc="seeds every random choice (shatter patterns)")
@@ -201,6 +218,7 @@ class Level:
     sky: SkySpec = spec("table", default=SkySpec(), cls=SkySpec)
     lights: tuple[LightSpec, ...] = spec("tables", default=(), cls=LightSpec, doc="up to 4 point lights")
     camera: CameraSpec = spec("table", default=CameraSpec(), cls=CameraSpec)
+    goal: GoalSpec = spec("table", default=GoalSpec(), cls=GoalSpec, doc="the level's goal, if any")
     terrain: TerrainSpec = spec("table", default=TerrainSpec(), cls=TerrainSpec, doc="the pool floor")
     obstacles: tuple[ObstacleSpec, ...] = spec("tables", default=(), cls=ObstacleSpec,
                                                doc="boxes, pillars, ramps, ledges and walls in the pool")
