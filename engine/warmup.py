@@ -55,17 +55,19 @@ def _sim(text: str):
 def _water() -> None:
     sim = _sim(_SMALL)
     sim.water.add_volume(0.4, 0.3, 1e-3, radius=0.1)
-    sim.step(3)
+    sim.step(2)
     sim.close()
 
 
 def _bodies() -> None:
     """Bottles falling on each other, hitting a wall and the bed (contacts, impacts)."""
     sim = _sim(_SMALL)
-    sim.spawn_bottle((0.3, 0.45, 0.3), (0.0, -2.0, 0.0), (1.0, 0.0, 3.0))
-    sim.spawn_bottle((0.32, 0.62, 0.3), (0.0, -2.0, 0.0))
-    sim.spawn_bottle((0.7, 0.45, 0.3), (3.0, 0.0, 0.0), orientation=(0.7071, 0.0, 0.0, 0.7071))
-    sim.step(12)
+    # one bottle resting on the bed of the dry corner with another falling onto it, one at a wall
+    sim.water.h[:, :6] = 0.0
+    sim.spawn_bottle((0.1, 0.12, 0.3), (0.0, -2.0, 0.0), (1.0, 0.0, 3.0))
+    sim.spawn_bottle((0.1, 0.4, 0.3), (0.0, -4.0, 0.0))
+    sim.spawn_bottle((0.72, 0.45, 0.3), (3.0, 0.0, 0.0), orientation=(0.7071, 0.0, 0.0, 0.7071))
+    sim.step(6)
     sim.close()
 
 
@@ -74,7 +76,7 @@ def _floating() -> None:
     sim = _sim(_SMALL)
     sim.spawn_bottle((0.3, 0.3, 0.3), (0.5, -1.0, 0.0), fill=0.0)
     sim.spawn_bottle((0.5, 0.3, 0.3), (0.0, -1.0, 0.2), fill=1.0)
-    sim.step(8)
+    sim.step(3)
     sim.close()
 
 
@@ -84,7 +86,7 @@ def _pouring() -> None:
     sim.spawn_bottle((0.4, 0.45, 0.3), (0.0, 0.0, 0.0), (0.0, 0.0, 4.0),
                      orientation=(0.7071, 0.0, 0.0, 0.7071), fill=0.6, sealed=False)
     sim.spawn_bottle((0.2, 0.2, 0.3), (0.0, 0.0, 0.0), orientation=(0.0, 1.0, 0.0, 0.0), fill=0.0, sealed=False)
-    sim.step(8)
+    sim.step(2)
     sim.close()
 
 
@@ -96,7 +98,7 @@ def _shatter() -> None:
     sim.step(1)
     sim.shatter(e)
     sim.shatter(e2)
-    sim.step(12)
+    sim.step(4)
     sim.close()
 
 
@@ -116,7 +118,7 @@ def _objects() -> None:
         except Exception:
             continue    # a mesh that is not a closed solid is no prop: the game cannot throw it either
         x = 0.15 if x > 0.65 else x + 0.05
-    sim.step(8)
+    sim.step(3)
     sim.close()
 
 
@@ -124,7 +126,7 @@ def _large() -> None:
     """A pool past engine.water's parallel threshold, so the threaded sweeps are compiled too."""
     sim = _sim(_LARGE)
     sim.water.add_volume(3.0, 3.0, 2e-3, radius=0.2)
-    sim.step(4)
+    sim.step(2)
     sim.close()
 
 

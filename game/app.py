@@ -62,7 +62,7 @@ def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> 
 
 
 def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
-        timing: dict[str, float] | None = None) -> int:
+        timing: dict[str, float] | None = None, exit_after_start: bool = False) -> int:
     """Run the event loop until the window closes or the game asks to quit; return an exit code.
 
     `game` is a Game or a function that builds one. With `prepare`, the window first shows the
@@ -116,6 +116,8 @@ def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
             return
         draw_frame(state["game"], state["renderer"], state["hud"], *fb)
         times.setdefault("first_game_frame", time.perf_counter() - t0)
+        if exit_after_start:
+            state["game"].quit_requested = True
 
     def tick(dt: float) -> None:
         g = state["game"]
@@ -126,7 +128,9 @@ def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
                 if not prep.finished:
                     prep.start()
                     return
+                times.setdefault("prepared", time.perf_counter() - t0)
                 build()
+                times.setdefault("built", time.perf_counter() - t0)
                 return
             g.update(dt)
         except Exception as exc:

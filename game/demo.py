@@ -17,13 +17,16 @@ DEMO_SIZE = "640x360"
 DEFAULT_OUT = Path("out") / "demo.gif"
 FLIGHT = 0.7            # s from release to landing for every scripted throw
 THROW_TIMES = (0.3, 1.0, 1.7, 2.4)
+WALL_TIME = 2.0         # s: the throw at the far wall
+WALL_FLIGHT = 0.35      # s: fast enough to break on the wall (about 7 m/s across a 4 m pool)
 
 
 def demo_throws(level: Level, gravity: float | None = None) -> list[str]:
     """Scripted throws as `bottles record --throw` strings "T:X,Y,Z:VX,VY,VZ".
 
     Each starts above the near corner of the pool and lands, FLIGHT seconds later and without
-    drag, on the water at a different spot: v = (target - start) / T + (0, g T / 2, 0).
+    drag, on the water at a different spot: v = (target - start) / T + (0, g T / 2, 0); one more
+    reaches the far wall above the water in WALL_FLIGHT seconds and shatters there.
     """
     g = level.gravity if gravity is None else gravity
     sx, sz = level.pool.size
@@ -32,6 +35,12 @@ def demo_throws(level: Level, gravity: float | None = None) -> list[str]:
     targets = ((0.5, 0.5), (0.7, 0.35), (0.35, 0.7), (0.62, 0.62))
     kinds = ("", "", "", "")
     out = []
+    # one fast throw at the far wall above the water: it shatters there (glass_strength, schema.py)
+    wall_y = min(y_water + 0.2, level.pool.wall_height - 0.05)
+    wall = (0.55 * sx, wall_y, sz)
+    vx, vz = (wall[0] - start[0]) / WALL_FLIGHT, (wall[2] - start[2]) / WALL_FLIGHT
+    vy = (wall[1] - start[1]) / WALL_FLIGHT + 0.5 * g * WALL_FLIGHT
+    out.append(f"{WALL_TIME:g}:{start[0]:.4f},{start[1]:.4f},{start[2]:.4f}:{vx:.4f},{vy:.4f},{vz:.4f}")
     for t, (fx, fz), kind in zip(THROW_TIMES, targets, kinds):
         tx, tz = fx * sx, fz * sz
         vx = (tx - start[0]) / FLIGHT

@@ -82,6 +82,21 @@ class Shatter(System):
             return 1.0
         return max(0.0, 1.0 - (self.sim.time - t0) / FADE_SECONDS)
 
+    def slot_alpha(self, slots: np.ndarray) -> np.ndarray:
+        """alpha() for body-store slots (what a renderer holds): 1 where not fading."""
+        out = np.ones(len(slots))
+        if not self.fading:
+            return out
+        by_slot = {}
+        for e, t0 in self.fading.items():
+            if esper.entity_exists(e) and esper.has_component(e, BodyRef):
+                by_slot[esper.component_for_entity(e, BodyRef).slot] = t0
+        for j, s in enumerate(np.asarray(slots)):
+            t0 = by_slot.get(int(s))
+            if t0 is not None:
+                out[j] = max(0.0, 1.0 - (self.sim.time - t0) / FADE_SECONDS)
+        return out
+
     # -- breaking --------------------------------------------------------------------------------
     def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
         """Break one bottle now; return the fragment entities."""
