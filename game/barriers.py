@@ -2,8 +2,8 @@
 out of the water and block it at once, moving the water they held to the nearest free cells.
 
 Volume is exact: the depth taken out of the barrier cells, sum(h) dx^2, is added back, spread
-evenly over the free wet cells in the smallest ring around the barrier that has any (one cell
-wide, growing until it finds some), so sum(h) over the pool is unchanged to float64 round-off.
+evenly over the free wet cells within BAND cells of the new barrier cells (a wider band if
+there are none), so sum(h) over the pool is unchanged to float64 round-off.
 The faces that touch a barrier cell get zero velocity (a wall). Clearing lowers the bed back to
 what it was; the water does not move, and flows back in by itself.
 """
@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 MIN_RADIUS = 0.03       # m, the brush radius at least (and at least one cell)
+BAND = 6                # the displaced water spreads over the free wet cells within this many cells
 CLEARANCE = 0.12        # m a barrier stands above the highest water surface (at most the wall height)
 
 
@@ -38,9 +39,9 @@ class Barriers:
     def top(self) -> float:
         """Height of a new barrier's top: CLEARANCE above the highest surface, at most the wall."""
         water = self.sim.water
-        eta = water.read("bed") + water.read("h")
+        eta = (water.read("bed") + water.read("h"))[~self.mask]
         wall = float(self.sim.level.pool.wall_height)
-        return min(float(eta.max()) + CLEARANCE, wall)
+        return min(float(eta.max()) + CLEARANCE if eta.size else wall, wall)
 
     def cells_along(self, a: tuple[float, float], b: tuple[float, float], radius: float) -> NDArray[np.bool_]:
         """Cells whose centres lie within `radius` of the segment a-b (x, z in m)."""
@@ -79,18 +80,20 @@ class Barriers:
         self.mask |= new
         blocked = self.mask | (water.read("bed") >= top)
         if moved > 0.0:
-            ring = new
+            band = new
+            for _ in range(BAND):
+                band = _dilate(band)
             for _ in range(max(water.shape)):
-                ring_next = _dilate(ring)
-                free = ring_next & ~blocked & (h > 0.0)
+                free = band & ~blocked & (h > 0.0)
                 if free.any():
                     h[free] += moved / float(free.sum())
                     break
-                if (ring_next == ring).all():
+                grown = _dilate(band)
+                if (grown == band).all():
                     free = ~blocked
                     h[free] += moved / float(max(free.sum(), 1))
                     break
-                ring = ring_next
+                band = grown
         u, w = water.u, water.w
         k, i = np.nonzero(new)
         u[k, i] = 0.0

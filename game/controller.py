@@ -462,16 +462,15 @@ class Game:
         return True
 
     def _floor_point(self, x: float, y: float) -> tuple[float, float] | None:
-        """(x, z) of the pool floor/water under pixel (x, y), inside the pool, or None."""
-        eye, d = self.aim_at(x, y)
-        t = aim.target_under(aim.Scene(self.sim), eye, d, skip_bodies=True)
-        if t is None:
+        """(x, z) under pixel (x, y) on the mean water surface (the barriers' own tops ignored),
+        inside the pool, or None."""
+        p = self.cursor_on_water(x, y)
+        if p is None:
             return None
         sx, sz = self.sim.level.pool.size
-        px, pz = float(t.point[0]), float(t.point[2])
-        if not (0.0 <= px <= sx and 0.0 <= pz <= sz):
+        if not (0.0 <= p[0] <= sx and 0.0 <= p[1] <= sz):
             return None
-        return px, pz
+        return float(p[0]), float(p[1])
 
     def aim_at(self, x: float, y: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         _, d = self.camera.ray(x, self.height - y, self.width, self.height)
