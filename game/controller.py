@@ -48,6 +48,9 @@ RAIN_DEPTH = 0.01        # m, height of the little mound each drop makes
 GRAB_TAU = 0.08          # s: a grabbed body closes the gap to the cursor with this time constant
 GRAB_MAX_SPEED = 6.0     # m/s: the fastest a grabbed body is dragged
 
+SLOWMO_SECONDS = 0.6     # real seconds of slow motion after a bottle breaks
+SLOWMO_FACTOR = 0.3      # simulated seconds per real second meanwhile
+
 MAX_STEPS_PER_FRAME = 8
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 DEBUG_VIEWS: tuple[str | None, ...] = (None, "depth", "velocity", "bounds")
@@ -217,6 +220,9 @@ class Game:
         self.barriers = Barriers(self.sim)
         self.goal = GoalTracker(self.sim, self.clock)
         self._grab = None
+        self.slowmo_left = 0.0
+        from engine import events as ev
+        self.sim.on(ev.Shattered, self._on_shattered)
         self.throwables = throwables_for(self.sim)
         wet = self.sim.water.read("h") > 1e-6
         eta = self.sim.water.eta
@@ -449,6 +455,10 @@ class Game:
             self.home()                     # a save without a camera: the level's view, never the old level's
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
 
+    def _on_shattered(self, event: Any) -> None:
+        """A break plays in slow motion for a moment (real time; the physics step is unchanged)."""
+        self.slowmo_left = SLOWMO_SECONDS
+
     def home(self) -> None:
         """Put the camera where the level's [camera] table puts it."""
         self.camera = OrbitCamera.from_level(self.sim.level, self.width / self.height)
@@ -678,7 +688,9 @@ class Game:
             self.accumulator = 0.0
             self.lagging = False
         else:
-            self.accumulator += frame_dt * self.speed
+            slow = SLOWMO_FACTOR if self.slowmo_left > 0.0 else 1.0
+            self.slowmo_left = max(self.slowmo_left - frame_dt, 0.0)
+            self.accumulator += frame_dt * self.speed * slow
             n = int(math.floor(self.accumulator / dt + 1e-9))
             self.lagging = n > MAX_STEPS_PER_FRAME
             if self.lagging:
