@@ -570,9 +570,7 @@ class Game:
             self.notice("camera: home")
         elif action.startswith("tool:"):
             tool = action[5:]
-            self.tool = "throw" if self.tool == tool else tool
-            self.notice({"throw": "tool: throw (left button)", "barrier": "tool: barriers (left drag on the pool floor)",
-                         "grab": "tool: grab (left drag a body)"}[self.tool])
+            self.tool = "throw" if self.tool == tool else tool      # the HUD's tool line says which
         elif action == "clear_barriers":
             self.barriers.clear()
             self.notice("barriers removed")

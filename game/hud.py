@@ -174,9 +174,10 @@ class HudOverlay:
         self.dev.visible = self.dev_back.visible = game.show_dev
         if game.show_dev:
             self.dev.text = "\n".join(dev_lines(game))
+            # bottom right, clear of the player's HUD at the top left and the power bar at the bottom
             self.dev.x = max(w - self.dev.content_width - 14, 10)
-            self.dev.y = h - 8
-            self.dev_back.x, self.dev_back.y = self.dev.x - 6, h - 8 - self.dev.content_height - 4
+            self.dev.y = 56 + self.dev.content_height
+            self.dev_back.x, self.dev_back.y = self.dev.x - 6, 56 - 4
             self.dev_back.width, self.dev_back.height = self.dev.content_width + 12, self.dev.content_height + 8
         charging = game.charging and game.tool == "throw"
         self.bar_back.visible = self.bar.visible = charging

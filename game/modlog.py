@@ -40,7 +40,7 @@ def report(msg: str, log: Path, out=None) -> None:  # type: ignore[no-untyped-de
     """Print the failure and its traceback to `out` (stderr) and append both to `log`."""
     out = out if out is not None else sys.stderr
     tb = traceback_for(msg)
-    text = f"bottles: {msg}\n" + (tb if tb else "(no traceback: the mod failed before running code)\n")
+    text = f"bottles: {msg}\n" + (tb if tb else "(no traceback recorded for this failure)\n")
     print(text, end="", file=out, flush=True)
     try:
         log.parent.mkdir(parents=True, exist_ok=True)

@@ -76,7 +76,7 @@ class WorldOverlays:
         self.batch = pyglet.graphics.Batch()
         b = self.batch
         self.lines = _Pool(lambda: pyglet.shapes.Line(0, 0, 1, 1, thickness=2, color=(255, 230, 120, 220), batch=b))
-        self.dots = _Pool(lambda: pyglet.shapes.Rectangle(0, 0, 3, 3, color=(255, 255, 255, 230), batch=b))
+        self.dots = _Pool(lambda: pyglet.shapes.Rectangle(0, 0, 4, 4, color=(255, 255, 255, 230), batch=b))
 
     def _polyline(self, px: NDArray[np.float64], h: int, color: tuple[int, int, int, int], thickness: float) -> None:
         ok = np.isfinite(px).all(axis=1) & (np.abs(px[:, 2]) <= 1.0)
@@ -139,7 +139,7 @@ class WorldOverlays:
             if not good:
                 continue
             d = self.dots.take()
-            d.x, d.y = p[0] - 1.5, h - p[1] - 1.5
+            d.x, d.y = p[0] - 2.0, h - p[1] - 2.0
             d.color = (*DYE[int(c) % len(DYE)], 235)
 
     def _barrier_edges(self, game: "Game", mask: NDArray[np.bool_], w: int, h: int) -> None:

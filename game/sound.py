@@ -144,19 +144,33 @@ class PygletPlayer:
 
     def __init__(self, bank: dict[str, NDArray[np.int16]]) -> None:
         import pyglet
-        from pyglet.media.codecs.base import AudioFormat, StaticMemorySource
+        from pyglet.media.codecs.base import AudioFormat, StaticSource
+
+        class Clip(StaticSource):
+            """A StaticSource over PCM bytes already in memory (pyglet's own one decodes a file)."""
+
+            def __init__(self, data: bytes, fmt: AudioFormat) -> None:   # noqa: D401 - no super(): nothing to decode
+                self._data = data
+                self.audio_format = fmt
+                self.video_format = None
+                self._duration = len(data) / float(fmt.bytes_per_second)
+
         self._media = pyglet.media
         fmt = AudioFormat(channels=1, sample_size=16, sample_rate=RATE)
-        self.sources = {name: StaticMemorySource(pcm.tobytes(), fmt) for name, pcm in bank.items()}
+        self.sources = {name: Clip(pcm.tobytes(), fmt) for name, pcm in bank.items()}
+        self.failed: str | None = None
 
     def play(self, name: str, volume: float) -> None:
         src = self.sources.get(name)
-        if src is None:
+        if src is None or self.failed is not None:
             return
-        p = self._media.Player()
-        p.volume = float(min(max(volume, 0.0), 1.0))
-        p.queue(src)
-        p.play()
+        try:
+            p = self._media.Player()
+            p.volume = float(min(max(volume, 0.0), 1.0))
+            p.queue(src)
+            p.play()
+        except Exception as exc:   # noqa: BLE001 - a broken audio device silences the game, nothing more
+            self.failed = f"{type(exc).__name__}: {exc}"
 
 
 def silent_reason() -> str | None:

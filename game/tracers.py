@@ -17,8 +17,8 @@ from engine.systems.base import System
 
 LIFETIME = 40.0      # s a tracer lives
 MAX_TRACERS = 3000
-BLOB = 60            # tracers per drop
-BLOB_RADIUS = 0.06   # m
+BLOB = 120           # tracers per drop
+BLOB_RADIUS = 0.12   # m
 
 
 def face_velocity(u: NDArray, w: NDArray, dx: float, x: NDArray, z: NDArray) -> tuple[NDArray, NDArray]:
