@@ -166,10 +166,16 @@ def steps() -> Iterator[tuple[int, int, str, float]]:
         raise failed[0]
 
 
-def warm(out: TextIO | None = sys.stdout) -> float:
-    """Warm every group, printing one progress line per group to `out`; return the seconds taken."""
+_STDOUT = object()
+
+
+def warm(out: TextIO | None | object = _STDOUT) -> float:
+    """Warm every group, printing one progress line per group to `out` (standard output by
+    default, nothing for None); return the seconds taken."""
+    if out is _STDOUT:
+        out = sys.stdout
     t0 = time.perf_counter()
     for done, total, name, took in steps():
         if out is not None:
-            print(f"physics kernels [{done}/{total}] {name}: {took:.1f} s", file=out, flush=True)
+            print(f"physics kernels [{done}/{total}] {name}: {took:.1f} s", file=out, flush=True)  # type: ignore[arg-type]
     return time.perf_counter() - t0

@@ -28,6 +28,8 @@ def open_window(width: int, height: int, caption: str) -> Any:
         def on_key_press(self, symbol: int, modifiers: int) -> None:   # replaces pyglet's Esc-closes
             if self.game is not None:
                 self.game.on_key_press(symbol, modifiers)
+            elif symbol == pyglet.window.key.ESCAPE:    # Esc still quits on the preparing screen
+                self.close()
 
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
                               double_buffer=True, depth_size=24)
