@@ -97,7 +97,7 @@ def test_pouring_plays_while_an_open_bottle_loses_water(small_level, tmp_path):
     sim = game.sim
     # an open full bottle held upside down above the water pours
     sim.spawn_bottle((0.3, 0.5, 0.4), orientation=(0.0, 1.0, 0.0, 0.0), fill=1.0, sealed=False)
-    for _ in range(30):
+    for _ in range(8):
         game.update(0.02)
     assert "pour" in fake.names()
     game.sim.close()
