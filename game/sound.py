@@ -59,13 +59,11 @@ def thud(rng: np.random.Generator, seconds: float = 0.25) -> NDArray[np.float64]
 
 
 def _lowpass(x: NDArray[np.float64], a: float) -> NDArray[np.float64]:
-    """One-pole low pass y[i] = y[i-1] + a (x[i] - y[i-1]) (a in (0, 1]: smaller is darker)."""
-    y = np.empty_like(x)
-    acc = 0.0
-    for i in range(len(x)):      # clips are made once at start-up; a few hundred ms of samples
-        acc += a * (x[i] - acc)
-        y[i] = acc
-    return y
+    """One-pole low pass y[i] = y[i-1] + a (x[i] - y[i-1]) (a in (0, 1]: smaller is darker), as
+    its impulse response a (1 - a)^k convolved with x, cut where it falls below 1e-6 of a."""
+    taps = int(math.ceil(math.log(1e-6) / math.log(1.0 - a))) + 1 if a < 1.0 else 1
+    h = a * (1.0 - a) ** np.arange(taps)
+    return np.convolve(x, h)[: len(x)]
 
 
 def splash(rng: np.random.Generator, size: int) -> NDArray[np.float64]:
