@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any, Callable
 
+import numpy as np
+
 from game.controller import Game
 
 FRAME_INTERVAL = 1.0 / 60.0     # redraw rate asked of pyglet
@@ -49,6 +51,9 @@ def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> 
         # mesh is built from the bed when the renderer attaches
         renderer.attach(game.sim)
         renderer._barrier_version = (id(game.barriers), game.barriers.version)
+    nudge = game.camera_nudge()
+    target = game.camera.target
+    game.camera.target = tuple(float(v) for v in np.asarray(target, float) + nudge)   # drawn shaken ...
     try:
         renderer.draw(game.camera, debug=game.debug_view)
         renderer.present(width, height)
@@ -56,6 +61,8 @@ def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> 
         msg = f"drawing failed: {type(exc).__name__}: {exc}"
         if not game.messages or game.messages[-1][0] != msg:
             game.notice(msg)
+    finally:
+        game.camera.target = target                     # ... the camera itself never moves
     g.glBindFramebuffer(g.GL_FRAMEBUFFER, 0)
     g.glViewport(0, 0, width, height)
     g.glDisable(g.GL_DEPTH_TEST)

@@ -50,6 +50,8 @@ GRAB_MAX_SPEED = 6.0     # m/s: the fastest a grabbed body is dragged
 
 SLOWMO_SECONDS = 0.6     # real seconds of slow motion after a bottle breaks
 SLOWMO_FACTOR = 0.3      # simulated seconds per real second meanwhile
+NUDGE = 0.03             # m: the camera shake of a break 1 m away (less further off, at most this)
+NUDGE_SECONDS = 0.25     # s the shake takes to die out
 
 MAX_STEPS_PER_FRAME = 8
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
@@ -456,8 +458,22 @@ class Game:
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
 
     def _on_shattered(self, event: Any) -> None:
-        """A break plays in slow motion for a moment (real time; the physics step is unchanged)."""
+        """A break plays in slow motion for a moment (real time; the physics step is unchanged)
+        and nudges the camera, more the nearer it is."""
         self.slowmo_left = SLOWMO_SECONDS
+        d = float(np.linalg.norm(np.asarray(event.position, float) - self.camera.eye))
+        self._shake = (self.clock(), min(NUDGE / max(d, 0.5), NUDGE))
+
+    def camera_nudge(self) -> NDArray[np.float64]:
+        """Offset (m) to draw the camera's target with now: a decaying shake after a break."""
+        shake = getattr(self, "_shake", None)
+        if shake is None:
+            return np.zeros(3)
+        t = self.clock() - shake[0]
+        if t >= NUDGE_SECONDS or t < 0.0:
+            return np.zeros(3)
+        a = shake[1] * (1.0 - t / NUDGE_SECONDS)
+        return a * np.array([math.sin(2 * math.pi * 23.0 * t), math.sin(2 * math.pi * 17.0 * t + 1.0), 0.0])
 
     def home(self) -> None:
         """Put the camera where the level's [camera] table puts it."""

@@ -21,8 +21,15 @@ class FakePlayer:
 
 def _game(small_level, tmp_path, player):
     from game.controller import Game
+
+    class Clock:
+        t = 0.0
+
+        def __call__(self) -> float:
+            return self.t
+
     return Game(small_level, width=320, height=200, save_path=tmp_path / "q.npz", entry_points=False,
-                levels=[], sound_player=player)
+                levels=[], sound_player=player, clock=Clock())
 
 
 def test_every_clip_is_made_here_as_16_bit_pcm():
@@ -123,3 +130,20 @@ def test_silent_headless_and_in_ci(monkeypatch):
     monkeypatch.setenv("PYGLET_HEADLESS", "")
     monkeypatch.setenv("CI", "true")
     assert isinstance(sound.default_player(), sound.Silent)
+
+
+def test_a_break_plays_in_slow_motion_and_nudges_the_camera_but_never_moves_it(small_level, tmp_path):
+    from game.controller import SLOWMO_FACTOR
+    game = _game(small_level, tmp_path, FakePlayer())
+    target = game.camera.target
+    game.sim.shatter(game.sim.bodies("bottle")[0])
+    game.update(0.02)                                   # the Shattered event arrives after this step
+    assert game.slowmo_left > 0.0 and np.linalg.norm(game.camera_nudge()) >= 0.0
+    steps = game.sim.steps
+    game.update(0.1)                                    # 0.1 s real in slow motion: 0.03 s simulated
+    assert game.sim.steps - steps == int(0.1 * SLOWMO_FACTOR / game.sim.dt + 1e-9)
+    game.clock.t += 0.1
+    assert np.linalg.norm(game.camera_nudge()) > 0.0
+    game.clock.t += 1.0
+    assert np.linalg.norm(game.camera_nudge()) == 0.0 and game.camera.target == target
+    game.sim.close()
