@@ -94,7 +94,7 @@ def _shatter() -> None:
     """A full bottle broken in the air over the water: shards, their contacts, falling water."""
     sim = _sim(_SMALL)
     e = sim.spawn_bottle((0.4, 0.4, 0.3), (0.0, -3.0, 0.0), fill=1.0)
-    e2 = sim.spawn_bottle((0.2, 0.15, 0.3), (0.0, -1.0, 0.0), fill=0.5)
+    e2 = sim.spawn_bottle((0.2, 0.15, 0.3), (0.0, -1.0, 0.0))
     sim.step(1)
     sim.shatter(e)
     sim.shatter(e2)
