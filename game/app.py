@@ -71,7 +71,8 @@ def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> 
 
 
 def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
-        timing: dict[str, float] | None = None, exit_after_start: bool = False) -> int:
+        timing: dict[str, float] | None = None, exit_after_start: bool = False,
+        sound_player: Callable[[], Any] | None = None) -> int:
     """Run the event loop until the window closes or the game asks to quit; return an exit code.
 
     `game` is a Game or a function that builds one. With `prepare`, the window first shows the
@@ -86,24 +87,35 @@ def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
 
     t0 = time.perf_counter()
     times = timing if timing is not None else {}
-    prep = loading.Preparation(() if not prepare else loading.warmup.GROUPS)
+    factory = None if isinstance(game, Game) else game
+    prep = loading.Preparation(() if not prepare else loading.warmup.GROUPS, then=factory)
     screen = loading.LoadingScreen()
-    state: dict[str, Any] = {"game": game if isinstance(game, Game) else None, "renderer": None, "hud": None}
+    state: dict[str, Any] = {"game": game if isinstance(game, Game) else None, "renderer": None, "hud": None,
+                             "player": None}
     failure: list[str] = []
     drawn = [False]
 
     def build() -> None:
         """Make the game (if given as a factory), its renderer and HUD, and wire the input."""
-        g = state["game"] if state["game"] is not None else game()   # type: ignore[operator]
+        if prep.failure is not None:
+            raise prep.failure
+        g = state["game"] if state["game"] is not None else prep.result
+        if g is None:
+            g = game()   # type: ignore[operator]
         state["game"] = g
+        if sound_player is not None and state["player"] is None:
+            state["player"] = sound_player()
+        if state["player"] is not None:
+            g.sound.player = state["player"]
         window.game = g
         for msg in prep.errors:
             g.notice(msg)
         fbw, fbh = window.get_framebuffer_size()
         g.on_resize(*window.get_size())
-        from game.hud import HudOverlay
         state["renderer"] = Renderer(g.sim, fbw, fbh)
-        state["hud"] = HudOverlay()
+        if state["hud"] is None:
+            from game.hud import HudOverlay
+            state["hud"] = HudOverlay()
         window.push_handlers(on_mouse_press=g.on_mouse_press, on_mouse_release=g.on_mouse_release,
                              on_mouse_drag=g.on_mouse_drag, on_mouse_motion=g.on_mouse_motion,
                              on_mouse_scroll=g.on_mouse_scroll, on_key_release=g.on_key_release)
@@ -136,6 +148,12 @@ def run(game: Game | Callable[[], Game], window: Any, *, prepare: bool = True,
                     return                      # draw the preparing screen before any work starts
                 if not prep.finished:
                     prep.start()
+                    # meanwhile, on this thread: what needs GL or the audio device, no simulation
+                    if state["hud"] is None:
+                        from game.hud import HudOverlay
+                        state["hud"] = HudOverlay()
+                    elif sound_player is not None and state["player"] is None:
+                        state["player"] = sound_player()
                     return
                 times.setdefault("prepared", time.perf_counter() - t0)
                 build()

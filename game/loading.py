@@ -1,9 +1,11 @@
 """The "preparing physics..." screen: warm every kernel behind a drawn progress screen.
 
 The window opens and draws at once; the kernel groups of engine.warmup run on a worker thread
-(numba compiles or loads from its cache there) while the window keeps drawing the group being
-prepared, a progress bar and the seconds so far. When the last group is done the game is built on
-the main thread and the first game frame follows. A group that fails is reported and skipped: its
+(numba compiles or loads from its cache there), and then the same thread builds the game (the
+simulation, its mods), while the window keeps drawing the group being prepared, a progress bar and
+the seconds so far; the main thread meanwhile builds what needs GL (the HUD) and the sound player.
+esper keeps its state in module globals, so only one thread at a time touches simulations: the
+worker until it finishes, the main thread after. A group that fails is reported and skipped: its
 kernels then compile at first use, which is slower but loses nothing.
 """
 from __future__ import annotations
@@ -22,13 +24,16 @@ class Preparation:
     """
 
     def __init__(self, groups: tuple[warmup.Group, ...] = warmup.GROUPS,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, then: Callable[[], Any] | None = None) -> None:
         self.groups = groups
+        self.then = then                 # run on the same thread after the groups (building the game)
+        self.result: Any = None
+        self.failure: BaseException | None = None
         self.clock = clock
         self.started = clock()
         self.done = 0
         self.current = groups[0].name if groups else ""
-        self.finished = not groups
+        self.finished = not groups and then is None
         self.errors: list[str] = []
         self.times: dict[str, float] = {}
         self._thread: threading.Thread | None = None
@@ -51,11 +56,17 @@ class Preparation:
                 self.errors.append(f"preparing {g.name} failed: {type(exc).__name__}: {exc}")
             self.times[g.name] = self.clock() - t0
             self.done += 1
+        if self.then is not None:
+            self.current = "opening the level"
+            try:
+                self.result = self.then()
+            except BaseException as exc:   # noqa: BLE001 - handed to the main thread, which reports it
+                self.failure = exc
         self.finished = True
 
     def start(self) -> None:
         """Start the worker thread (once)."""
-        if self._thread is None and not self.finished:
+        if self._thread is None and not self.finished and (self.groups or self.then is not None):
             # import the kernels (and start numba's threading layer) here, on the main thread
             import engine.world  # noqa: F401
             self._thread = threading.Thread(target=self._work, name="prepare-physics", daemon=True)
@@ -69,6 +80,8 @@ class Preparation:
         secs = self.clock() - self.started
         if self.finished:
             state = "ready"
+        elif self.done >= self.total:
+            state = self.current
         else:
             state = f"{self.current} ({self.done + 1}/{self.total})"
         return ["preparing physics...",

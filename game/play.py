@@ -68,9 +68,8 @@ def play(args: argparse.Namespace) -> int:
     from game.controller import Game
 
     def make_game() -> Game:
-        from game.sound import default_player
         game = Game(Path(args.level), mod_paths=list(args.mod), width=width, height=height,
-                    save_path=getattr(args, "save", None), sound_player=default_player())
+                    save_path=getattr(args, "save", None))     # app.run hands it the sound player
         return game
 
     try:
@@ -79,7 +78,9 @@ def play(args: argparse.Namespace) -> int:
     except no_display as exc:
         return _demo(args, f"{type(exc).__name__}: {exc}")
     timing: dict[str, float] = {}
-    code = app.run(make_game, window, timing=timing, exit_after_start=bool(getattr(args, "startup_time", False)))
+    from game.sound import default_player
+    code = app.run(make_game, window, timing=timing, exit_after_start=bool(getattr(args, "startup_time", False)),
+                   sound_player=default_player)
     if getattr(args, "startup_time", False):
         print(f"window to first drawn frame: {timing.get('first_frame', float('nan')):.2f} s; "
               f"to the first frame of the game: {timing.get('first_game_frame', float('nan')):.2f} s "
