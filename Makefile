@@ -18,6 +18,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml tools/bootstrap.sh
 	sh tools/bootstrap.sh $(VENV)
+	$(VENV)/bin/bottles warm
 	touch $(STAMP)
 
 clean:

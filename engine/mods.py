@@ -28,6 +28,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import sys
+import collections
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,9 +183,14 @@ def _import_path(name: str, path: Path) -> ModuleType:
     return module
 
 
+# the full tracebacks of the latest mod failures, newest last (the game prints them and logs them)
+RECENT_TRACEBACKS: "collections.deque[str]" = collections.deque(maxlen=32)
+
+
 def _where(exc: BaseException, file: Path | None) -> str:
     """' (mods/wind.py:12)': the deepest traceback frame inside the mod's own code, if any, and
     what to do where the error has a known cause (`_hint`)."""
+    RECENT_TRACEBACKS.append("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     if file is None:
         return _hint(exc)
     root = file if file.is_dir() else file.parent if file.name == "__init__.py" else file

@@ -41,6 +41,48 @@ def fly(camera: OrbitCamera, directions: Iterable[str], seconds: float) -> None:
     yaw = math.radians(camera.yaw)
     forward = np.array([-math.sin(yaw), 0.0, -math.cos(yaw)])   # towards the target, level
     right = np.array([math.cos(yaw), 0.0, -math.sin(yaw)])
-    step = FLY_SPEED * camera.distance * seconds
+    step = min(FLY_SPEED * camera.distance, MAX_FLY_SPEED) * seconds
     move = step * (r * right + f * forward + u * np.array([0.0, 1.0, 0.0]))
     camera.target = tuple(float(v) for v in np.asarray(camera.target, float) + move)
+
+
+REACH = 1.5          # the target stays within this many pool diagonals of the pool's middle
+MAX_DISTANCE = 3.0   # and the eye within this many pool diagonals of the target
+MAX_FLY_SPEED = 4.0  # m/s, however far the camera is
+
+
+def keep_in_reach(camera: OrbitCamera, level) -> None:  # type: ignore[no-untyped-def]
+    """Clamp the camera so the pool stays in reach: the target within REACH pool diagonals of the
+    pool's middle (and between the floor and a diagonal above it), the distance at most MAX_DISTANCE
+    diagonals."""
+    sx, sz = level.pool.size
+    diag = math.hypot(sx, sz)
+    c = np.array([sx / 2.0, 0.0, sz / 2.0])
+    t = np.asarray(camera.target, float)
+    off = t[[0, 2]] - c[[0, 2]]
+    r = float(np.hypot(*off))
+    if r > REACH * diag / 2.0:
+        off *= REACH * diag / 2.0 / r
+    y = min(max(t[1], -0.5), diag)
+    camera.target = (float(c[0] + off[0]), float(y), float(c[2] + off[1]))
+    camera.distance = float(min(camera.distance, MAX_DISTANCE * diag))
+
+
+def to_dict(camera: OrbitCamera) -> dict[str, object]:
+    """The camera as plain JSON values (for the quick save's 'camera' entry)."""
+    return {"target": [float(v) for v in camera.target], "distance": float(camera.distance),
+            "yaw": float(camera.yaw), "pitch": float(camera.pitch), "fov": float(camera.fov)}
+
+
+def from_dict(camera: OrbitCamera, d: dict) -> bool:  # type: ignore[type-arg]
+    """Set the camera from to_dict's values; False (camera untouched) if they are not valid."""
+    try:
+        target = tuple(float(v) for v in d["target"])
+        vals = float(d["distance"]), float(d["yaw"]), float(d["pitch"]), float(d.get("fov", camera.fov))
+    except (KeyError, TypeError, ValueError):
+        return False
+    if len(target) != 3 or not all(math.isfinite(v) for v in (*target, *vals)) or vals[0] <= 0.0:
+        return False
+    camera.target = target  # type: ignore[assignment]
+    camera.distance, camera.yaw, camera.pitch, camera.fov = vals[0], vals[1] % 360.0, max(-89.0, min(89.0, vals[2])), vals[3]
+    return True

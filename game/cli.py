@@ -69,6 +69,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _cmd_warm(args: argparse.Namespace) -> int:
+    from engine.warmup import warm
+    print("compiling the physics kernels (once per install; cached afterwards), a line per group:", flush=True)
+    try:
+        took = warm()
+    except Exception as exc:  # noqa: BLE001 - set-up goes on: those kernels compile at first use instead
+        print(f"bottles warm: warning: a group failed ({type(exc).__name__}: {exc}); its kernels will compile "
+              "when the game first needs them", file=sys.stderr)
+        return 0
+    print(f"physics kernels ready in {took:.1f} s", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bottles", description="Throw glass bottles into a pool of water.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -82,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="quick save file for F5/F9 (default: ~/.local/share/bottles-and-water/quicksave.npz)")
     play.add_argument("--demo-out", default=None, metavar="PATH",
                       help="without a display: where the demo clip goes (default: out/demo.webp)")
+    play.add_argument("--startup-time", action="store_true",
+                      help="open, print the seconds to the first drawn frame and to the first game frame, close")
     play.set_defaults(func=_cmd_play)
 
     rec = sub.add_parser("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
@@ -111,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     lv = sub.add_parser("levels", help="list the bundled levels")
     lv.set_defaults(func=_cmd_levels)
+
+    warm = sub.add_parser("warm", help="compile (or load) every physics kernel now, a progress line per group")
+    warm.set_defaults(func=_cmd_warm)
 
     bench = sub.add_parser("bench", help="measure physics (and with --render, drawing) speed")
     bench.add_argument("--json", action="store_true", help="machine-readable output")

@@ -25,13 +25,14 @@ from engine.paths import DEFAULT_LEVEL, LEVELS
 from engine.render.camera import OrbitCamera
 from engine.systems.base import System
 from engine.world import Simulation
+from game import aim
 from game import camera as cam
 from game import savegame
 from game.controls import MOD_SHIFT, key_actions, mouse_actions
 
 # Throwing: launch speed grows linearly with the time the left button is held.
 MIN_SPEED = 2.0          # m/s, a tap
-MAX_SPEED = 14.0         # m/s, fully charged
+MAX_SPEED = 14.0         # m/s, fully charged (game/aim.py's MAX_SPEED)
 CHARGE_TIME = 1.2        # s of holding for full power
 SPIN = (2.0, 8.0)        # rad/s end-over-end spin, at no charge and at full charge
 SPAWN_AHEAD = 0.5        # m in front of the camera where a thrown body appears
@@ -43,6 +44,14 @@ MAX_CURSOR_SPEED = 4.0   # m/s, the fastest the cursor drags the water
 
 RAIN_DROPS = 60          # drops per press of the rain key, one per step
 RAIN_DEPTH = 0.01        # m, height of the little mound each drop makes
+
+GRAB_TAU = 0.08          # s: a grabbed body closes the gap to the cursor with this time constant
+GRAB_MAX_SPEED = 6.0     # m/s: the fastest a grabbed body is dragged
+
+SLOWMO_SECONDS = 0.6     # real seconds of slow motion after a bottle breaks
+SLOWMO_FACTOR = 0.3      # simulated seconds per real second meanwhile
+NUDGE = 0.03             # m: the camera shake of a break 1 m away (less further off, at most this)
+NUDGE_SECONDS = 0.25     # s the shake takes to die out
 
 MAX_STEPS_PER_FRAME = 8
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
@@ -75,6 +84,15 @@ def throwables_for(sim: Simulation) -> list[Throwable]:
         heavy = objects[0]
     return [Throwable("empty sealed bottle", 0.0, True), Throwable("full bottle", 1.0, True),
             Throwable("open bottle", 0.0, False), Throwable(heavy.name, obj=heavy)]
+
+
+def spin_for(velocity: NDArray[np.float64], charge: float) -> NDArray[np.float64]:
+    """End-over-end spin about the horizontal axis across the throw, growing with the charge."""
+    c = min(max(charge, 0.0), 1.0)
+    axis = np.cross(np.asarray(velocity, float), (0.0, 1.0, 0.0))
+    n = np.linalg.norm(axis)
+    axis = axis / n if n > 1e-9 else np.array([1.0, 0.0, 0.0])
+    return (SPIN[0] + c * (SPIN[1] - SPIN[0])) * axis
 
 
 def launch(direction: NDArray[np.float64], charge: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -120,65 +138,13 @@ def quat_from_to(a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[float,
     return tuple(float(x) for x in q)  # type: ignore[return-value]
 
 
-class FadeShards(System):
-    """Past `physics.max_shards`, fade the oldest shards out over FADE_SECONDS, then remove them.
-
-    Entity ids grow with creation, so the oldest shards are those with the smallest ids.
-    Reads: BodyRef, BodyStore.kind. Writes: entities (removes shards). Emits: nothing.
-    """
-
-    FADE_SECONDS = 0.5
-
-    def bind(self, sim: Simulation) -> None:
-        super().bind(sim)
-        self.fading: dict[int, float] = {}   # entity -> simulated time its fade began
-        self._shard = KINDS.index("shard") if "shard" in KINDS else -1
-
-    def process(self, dt: float) -> None:
-        sim = self.sim
-        limit = sim.level.physics.max_shards
-        store = sim.body_store
-        n = store.n
-        count = int(np.count_nonzero((store.kind[:n] == self._shard) & store.alive[:n]))
-        if count <= limit and not self.fading:
-            return
-        shards = sim.bodies("shard")
-        live = set(shards)
-        self.fading = {e: t for e, t in self.fading.items() if e in live}
-        over = len(shards) - limit - len(self.fading)
-        for e in shards:
-            if over <= 0:
-                break
-            if e not in self.fading:
-                self.fading[e] = sim.time
-                over -= 1
-        for e, t0 in list(self.fading.items()):
-            if sim.time - t0 >= self.FADE_SECONDS - 1e-12:
-                sim.remove_body(e)
-                del self.fading[e]
-
-    def alpha(self, entity: int) -> float:
-        """Opacity of a body for drawing: 1, falling to 0 while it fades out."""
-        t0 = self.fading.get(entity)
-        if t0 is None:
-            return 1.0
-        return max(0.0, 1.0 - (self.sim.time - t0) / self.FADE_SECONDS)
-
-    def state(self) -> dict[str, NDArray]:
-        ids = sorted(self.fading)
-        return {"entities": np.array(ids, np.int64), "started": np.array([self.fading[e] for e in ids], np.float64)}
-
-    def set_state(self, state: dict[str, NDArray]) -> None:
-        self.fading = {int(e): float(t) for e, t in zip(state["entities"], state["started"])}
-
-
 class Game:
     """The sandbox's state and input handling. Coordinates are pyglet's: pixels, y up from the bottom."""
 
     def __init__(self, level: str | Path | Level | None = None, *, mod_paths: tuple[str, ...] | list[str] = (),
                  width: int = 1280, height: int = 720, save_path: str | Path | None = None,
                  levels: list[Path] | None = None, entry_points: bool = True,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, sound_player: Any = None) -> None:
         self.mod_paths = list(mod_paths)
         self.entry_points = entry_points
         self.width, self.height = int(width), int(height)
@@ -188,6 +154,8 @@ class Game:
         self._keys = key_actions()
         self._mouse = mouse_actions()
         self.level_source: str | Path | Level = level if level is not None else DEFAULT_LEVEL
+        from game.sound import Silent, SoundEvents
+        self.sound = SoundEvents(sound_player if sound_player is not None else Silent())
         self.sim = self._open(self.level_source)
         self.camera = OrbitCamera.from_level(self.sim.level, self.width / self.height)
         # time
@@ -212,7 +180,12 @@ class Game:
         self.last_throw: int | None = None
         # display state
         self.show_help = False
+        self.show_dev = False
         self.debug_index = 0
+        # tools: what the left button does, and their state
+        self.tool = "throw"
+        self._grab: tuple[int, float] | None = None         # (entity, height of its drag plane)
+        self._barrier_last: tuple[float, float] | None = None
         self.messages: list[tuple[str, float]] = []
         self.fps = 0.0
         self.quit_requested = False
@@ -234,15 +207,24 @@ class Game:
                 sim = Simulation.from_level(source)
             else:
                 sim = open_level(source, self.mod_paths, entry_points=self.entry_points)
-        if "FadeShards" not in sim.system_names():
-            after = "Shatter" if "Shatter" in sim.system_names() else None
-            sim.add_system(FadeShards(), after=after)
+        if "Tracers" not in sim.system_names():
+            from game.tracers import Tracers
+            sim.add_system(Tracers())
         return sim
 
     def _after_open(self) -> None:
+        from game.barriers import Barriers
+        from game.goals import GoalTracker
         from game.hud import SystemTimes
         self.times = SystemTimes()
         self.times.attach(self.sim)
+        self.sound.attach(self.sim)
+        self.barriers = Barriers(self.sim)
+        self.goal = GoalTracker(self.sim, self.clock)
+        self._grab = None
+        self.slowmo_left = 0.0
+        from engine import events as ev
+        self.sim.on(ev.Shattered, self._on_shattered)
         self.throwables = throwables_for(self.sim)
         wet = self.sim.water.read("h") > 1e-6
         eta = self.sim.water.eta
@@ -271,6 +253,7 @@ class Game:
             self.notice(exc.lines()[0] if exc.lines() else str(exc))
             return
         self._replace(sim)
+        self.home()
         self.notice(f"reset: {self.sim.level.name}")
 
     def next_level(self) -> None:
@@ -281,24 +264,26 @@ class Game:
         current = Path(self.level_source).resolve() if not isinstance(self.level_source, Level) else None
         paths = [Path(p).resolve() for p in self.levels]
         start = paths.index(current) if current in paths else -1
+        skipped: list[str] = []
         for k in range(1, len(paths) + 1):
             path = paths[(start + k) % len(paths)]
             try:
                 sim = self._open(path)
             except LevelError as exc:
-                self.notice(exc.lines()[0] if exc.lines() else str(exc))
+                skipped.append(exc.lines()[0] if exc.lines() else str(exc))
+                self.notice(skipped[-1])
                 continue
             self.level_source = path
             self._replace(sim)
-            self.camera = OrbitCamera.from_level(self.sim.level, self.width / self.height)
-            self.notice(f"level: {self.sim.level.name} ({path.name})")
+            self.home()
+            note = f" (skipped a broken level: {skipped[0]})" if skipped else ""
+            self.notice(f"level: {self.sim.level.name} ({path.name}){note}")
             return
 
     # -- messages ----------------------------------------------------------------------------------
     def notice(self, text: str) -> None:
-        """Show a one-line message in the HUD for a few seconds."""
-        self.messages.append((text, self.clock() + MESSAGE_SECONDS))
-        del self.messages[:-6]
+        """Show a one-line message in the HUD for a few seconds; a new one replaces the last."""
+        self.messages = [(text, self.clock() + MESSAGE_SECONDS)]
 
     def current_messages(self) -> list[str]:
         now = self.clock()
@@ -306,10 +291,29 @@ class Game:
         return [t for t, _ in self.messages]
 
     def _report_failures(self) -> None:
+        """Report new mod failures: the terminal and the mod log get the traceback, the HUD a notice
+        naming the log (and a lasting "mods off" line, see game/hud.py)."""
         fails = self.sim.failures
-        for msg in fails[self._failures_seen:]:
-            self.notice(msg)
+        new = fails[self._failures_seen:]
         self._failures_seen = len(fails)
+        if not new:
+            return
+        from game import modlog
+        for msg in new:
+            modlog.report(msg, self.mod_log)
+            self.notice(f"{msg} (traceback in {self.mod_log})")
+
+    @property
+    def mod_log(self) -> Path:
+        from game import modlog
+        return modlog.log_path(self.save_path)
+
+    def mods_off(self) -> list[str]:
+        """Names of the mods that failed and are switched off."""
+        ms = getattr(self.sim, "mods", None)
+        if ms is None:
+            return []
+        return [m.name for m in getattr(ms, "mods", []) if getattr(m, "failed", None) is not None]
 
     # -- derived values -----------------------------------------------------------------------------
     @property
@@ -331,16 +335,47 @@ class Game:
         _, d = self.camera.ray(x, self.height - y, self.width, self.height)
         return np.asarray(self.camera.eye, float), d
 
-    def throw_preview(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-        """Spawn point, velocity and angular velocity a throw released now would have."""
+    def aim_target(self) -> aim.Target | None:
+        """What the cursor points at: the water, the bed, a wall or deck, or a body (its centre)."""
         eye, d = self.aim()
-        v, w = launch(d, self.charge)
-        return eye + SPAWN_AHEAD * d, v, w
+        return aim.target_under(aim.Scene(self.sim), eye, d)
+
+    def throw_preview(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Release point (the hand), velocity and angular velocity a throw released now would have.
+
+        The velocity is the ballistic solution from the hand to the point under the cursor at the
+        current power (game/aim.py); with nothing under the cursor, a throw along the ray.
+        """
+        scene = aim.Scene(self.sim)
+        p0 = aim.hand(self.camera, scene)
+        eye, d = self.aim()
+        target = aim.target_under(scene, eye, d)
+        c = self.charge
+        if target is not None:
+            v = aim.solve(p0, target.point, self.sim.gravity, c)
+        else:
+            _, d = self.aim()
+            v = (MIN_SPEED + c * (aim.MAX_SPEED - MIN_SPEED)) * d
+        return p0, v, spin_for(v, c)
 
     def predicted_arc(self) -> NDArray[np.float64]:
-        """World points of the predicted flight of the current throw (no drag), to the water."""
+        """World points of the predicted flight of the current throw (drag-free), to where it lands."""
         p, v, _ = self.throw_preview()
-        return trajectory(p, v, self.sim.gravity, self.surface_y)
+        pts, _ = aim.landing(aim.Scene(self.sim), p, v, self.sim.gravity)
+        target = self.aim_target()
+        if target is not None and target.what == "body":      # the arc ends in the aimed body
+            k = int(np.argmin(np.linalg.norm(pts - target.point, axis=1)))
+            pts = np.vstack([pts[:k], target.point])
+        return pts
+
+    def landing_marker(self) -> NDArray[np.float64] | None:
+        """Where the current throw would land: the aimed body's centre, or where the arc meets the scene."""
+        p, v, _ = self.throw_preview()
+        target = self.aim_target()
+        if target is not None and target.what == "body":
+            return target.point
+        _, hit = aim.landing(aim.Scene(self.sim), p, v, self.sim.gravity)
+        return hit
 
     def cursor_on_water(self, x: float, y: float) -> NDArray[np.float64] | None:
         """Where the ray through pixel (x, y) meets the mean water surface, as (x, z); None if it misses."""
@@ -356,9 +391,12 @@ class Game:
 
     # -- actions -----------------------------------------------------------------------------------
     def throw(self) -> int | None:
-        """Throw the selected body along the aim with the current charge; return its entity id."""
+        """Throw the selected body from the hand to the point under the cursor; return its entity id."""
+        if not self.goal.can_throw():
+            self.notice("no bottles left: R tries again")
+            return None
         p, v, w = self.throw_preview()
-        _, d = self.aim()
+        d = v / max(float(np.linalg.norm(v)), 1e-12)
         item = self.throwables[self.selected]
         sim = self.sim
         if item.obj is None:
@@ -374,6 +412,7 @@ class Game:
                       orientation=(1.0, 0.0, 0.0, 0.0))
             e = call_spawn_body(sim, **kw)
         self.last_throw = e
+        self.goal.threw(e)
         return e
 
     def rain(self) -> None:
@@ -382,7 +421,7 @@ class Game:
 
     def save(self) -> None:
         try:
-            path = savegame.save(self.sim, self.save_path)
+            path = savegame.save(self.sim, self.save_path, extra={"camera": cam.to_dict(self.camera)})
         except savegame.SaveError as exc:
             self.notice(f"save failed: {exc}")
             return
@@ -411,7 +450,99 @@ class Game:
         else:
             self._after_open()
         self._failures_seen = len(self.sim.failures)
+        saved_cam = meta.get("camera")
+        if isinstance(saved_cam, dict) and cam.from_dict(self.camera, saved_cam):
+            pass
+        else:
+            self.home()                     # a save without a camera: the level's view, never the old level's
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
+
+    def _on_shattered(self, event: Any) -> None:
+        """A break plays in slow motion for a moment (real time; the physics step is unchanged)
+        and nudges the camera, more the nearer it is."""
+        self.slowmo_left = SLOWMO_SECONDS
+        d = float(np.linalg.norm(np.asarray(event.position, float) - self.camera.eye))
+        self._shake = (self.clock(), min(NUDGE / max(d, 0.5), NUDGE))
+
+    def camera_nudge(self) -> NDArray[np.float64]:
+        """Offset (m) to draw the camera's target with now: a decaying shake after a break."""
+        shake = getattr(self, "_shake", None)
+        if shake is None:
+            return np.zeros(3)
+        t = self.clock() - shake[0]
+        if t >= NUDGE_SECONDS or t < 0.0:
+            return np.zeros(3)
+        a = shake[1] * (1.0 - t / NUDGE_SECONDS)
+        return a * np.array([math.sin(2 * math.pi * 23.0 * t), math.sin(2 * math.pi * 17.0 * t + 1.0), 0.0])
+
+    def home(self) -> None:
+        """Put the camera where the level's [camera] table puts it."""
+        self.camera = OrbitCamera.from_level(self.sim.level, self.width / self.height)
+
+    def drop_dye(self, x: float, y: float) -> bool:
+        """Drop a blob of tracers where the cursor at pixel (x, y) meets the water."""
+        p = self.cursor_on_water(x, y)
+        if p is None:
+            return False
+        self.sim.get_system("Tracers").drop(float(p[0]), float(p[1]), self.rng)  # type: ignore[attr-defined]
+        return True
+
+    def _floor_point(self, x: float, y: float) -> tuple[float, float] | None:
+        """(x, z) under pixel (x, y) on the mean water surface (the barriers' own tops ignored),
+        inside the pool, or None."""
+        p = self.cursor_on_water(x, y)
+        if p is None:
+            return None
+        sx, sz = self.sim.level.pool.size
+        if not (0.0 <= p[0] <= sx and 0.0 <= p[1] <= sz):
+            return None
+        return float(p[0]), float(p[1])
+
+    def aim_at(self, x: float, y: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        _, d = self.camera.ray(x, self.height - y, self.width, self.height)
+        return np.asarray(self.camera.eye, float), d
+
+    def _grab_plane_point(self) -> NDArray[np.float64] | None:
+        """Where the cursor ray meets the horizontal plane the grabbed body is dragged in."""
+        if self._grab is None:
+            return None
+        eye, d = self.aim()
+        y = self._grab[1]
+        if abs(d[1]) < 1e-6:
+            return None
+        t = (y - eye[1]) / d[1]
+        if t <= 0.0:
+            return None
+        p = eye + t * d
+        sx, sz = self.sim.level.pool.size
+        p[0] = min(max(p[0], 0.05), sx - 0.05)
+        p[2] = min(max(p[2], 0.05), sz - 0.05)
+        return p
+
+    def _apply_grab(self) -> None:
+        """Pull the grabbed body towards the cursor point: velocity (target - x) / GRAB_TAU, capped."""
+        if self._grab is None:
+            return
+        e = self._grab[0]
+        try:
+            body = self.sim.body(e)
+        except KeyError:
+            self._grab = None
+            return
+        target = self._grab_plane_point()
+        if target is None:
+            return
+        v = (target - np.asarray(body.position, float)) / GRAB_TAU
+        s = float(np.linalg.norm(v))
+        if s > GRAB_MAX_SPEED:
+            v *= GRAB_MAX_SPEED / s
+        body.velocity[:] = v
+        body.angular_velocity[:] *= 0.9
+        self._wake(e)
+
+    def _wake(self, e: int) -> None:
+        """A dragged body must not sleep: sleep[slot] = 0 wakes it (engine/bodies.py)."""
+        self.sim.body_store.sleep[aim._slot(self.sim, e)] = 0.0
 
     def do(self, action: str) -> None:
         """Perform a key action by name (see game/controls.py)."""
@@ -445,6 +576,22 @@ class Game:
         elif action == "debug":
             self.debug_index = (self.debug_index + 1) % len(DEBUG_VIEWS)
             self.notice(f"debug view: {self.debug_view or 'off'}")
+        elif action == "dev":
+            self.show_dev = not self.show_dev
+        elif action == "mute":
+            self.sound.muted = not self.sound.muted
+            self.notice("sound off (M turns it on)" if self.sound.muted else "sound on")
+        elif action == "home":
+            self.home()
+            self.notice("camera: home")
+        elif action.startswith("tool:"):
+            tool = action[5:]
+            self.tool = "throw" if self.tool == tool else tool      # the HUD's tool line says which
+        elif action == "clear_barriers":
+            self.barriers.clear()
+            self.notice("barriers removed")
+        elif action == "dye":
+            self.drop_dye(*self.cursor)
         elif action == "quit":
             self.quit_requested = True
 
@@ -471,10 +618,22 @@ class Game:
         action = self._mouse.get((button, bool(modifiers & MOD_SHIFT))) or self._mouse.get((button, False))
         if self.drag_action is not None or action is None:
             return
+        if action == "throw" and self.tool != "throw":
+            action = self.tool
         self.drag_action = action
         if action == "throw":
             self.charging = True
             self.charge_time = 0.0
+        elif action == "barrier":
+            self._barrier_last = self._floor_point(x, y)
+            if self._barrier_last is not None:
+                self.barriers.draw_segment(self._barrier_last, self._barrier_last)
+        elif action == "grab":
+            t = self.aim_target()
+            if t is not None and t.what == "body":
+                y_plane = max(float(t.point[1]), self.surface_y + 0.15)
+                self._grab = (t.entity, y_plane)
+                self.notice("grabbed: drag it, release to let go")
         elif action == "push":
             self._push_last = self.cursor_on_water(x, y)
             self._push_disp[:] = 0.0
@@ -484,6 +643,11 @@ class Game:
         self.cursor = (x, y)
         if self.drag_action == "orbit":
             cam.orbit_by_drag(self.camera, dx, dy)
+        elif self.drag_action == "barrier":
+            p = self._floor_point(x, y)
+            if p is not None:
+                self.barriers.draw_segment(self._barrier_last or p, p)
+            self._barrier_last = p
         elif self.drag_action == "push":
             p = self.cursor_on_water(x, y)
             if p is not None and self._push_last is not None:
@@ -496,7 +660,7 @@ class Game:
         if action is None:
             return
         # the button that started the drag ends it, whatever the modifiers are now
-        started = [b for (b, _), a in self._mouse.items() if a == action]
+        started = [b for (b, _), a in self._mouse.items() if a == (action if action not in ("barrier", "grab") else "throw")]
         if button not in started:
             return
         self.drag_action = None
@@ -506,9 +670,14 @@ class Game:
             self.charge_time = 0.0
         elif action == "push":
             self._push_last = None
+        elif action == "barrier":
+            self._barrier_last = None
+        elif action == "grab":
+            self._grab = None
 
     def on_mouse_scroll(self, x: float, y: float, scroll_x: float, scroll_y: float) -> None:
         cam.zoom_by_wheel(self.camera, scroll_y)
+        cam.keep_in_reach(self.camera, self.sim.level)
 
     def on_resize(self, width: int, height: int) -> None:
         self.width, self.height = max(int(width), 1), max(int(height), 1)
@@ -521,6 +690,7 @@ class Game:
             self.fps = 1.0 / frame_dt if self.fps == 0.0 else 0.9 * self.fps + 0.1 / frame_dt
         if self.held:
             cam.fly(self.camera, self.held, frame_dt)
+            cam.keep_in_reach(self.camera, self.sim.level)
         if self.charging:
             self.charge_time += frame_dt
         self._push_time += frame_dt
@@ -532,7 +702,9 @@ class Game:
             self.accumulator = 0.0
             self.lagging = False
         else:
-            self.accumulator += frame_dt * self.speed
+            slow = SLOWMO_FACTOR if self.slowmo_left > 0.0 else 1.0
+            self.slowmo_left = max(self.slowmo_left - frame_dt, 0.0)
+            self.accumulator += frame_dt * self.speed * slow
             n = int(math.floor(self.accumulator / dt + 1e-9))
             self.lagging = n > MAX_STEPS_PER_FRAME
             if self.lagging:
@@ -551,6 +723,9 @@ class Game:
             self._push_time = 0.0
         taken = self._advance(n)
         self._push = None
+        if taken:
+            self.sound.poll_pouring()
+            self.goal.update()
         self._report_failures()
         return taken
 
@@ -559,6 +734,7 @@ class Game:
         for k in range(n):
             self.times.attach(sim)
             self._apply_push()
+            self._apply_grab()
             self._drop_rain()
             try:
                 sim.step(1)
@@ -623,9 +799,10 @@ class Game:
         return {k: int(np.count_nonzero(kinds == i)) for i, k in enumerate(KINDS)}
 
     def body_alpha(self, entity: int) -> float:
+        """Opacity of a body: shards past the level's max_shards fade out (engine Shatter's one cap)."""
         try:
-            return self.sim.get_system("FadeShards").alpha(entity)  # type: ignore[attr-defined]
-        except KeyError:
+            return self.sim.get_system("Shatter").alpha(entity)  # type: ignore[attr-defined]
+        except (KeyError, AttributeError):
             return 1.0
 
     def state_summary(self) -> dict[str, Any]:

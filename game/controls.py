@@ -16,6 +16,7 @@ KEY_SYMBOLS: dict[str, int] = {
     "_1": 49, "_2": 50, "_3": 51, "_4": 52,
     "T": 116, "P": 112, "PERIOD": 46, "BRACKETLEFT": 91, "BRACKETRIGHT": 93,
     "R": 114, "TAB": 65289, "F1": 65470, "K": 107, "F5": 65474, "F9": 65478, "ESCAPE": 65307,
+    "B": 98, "G": 103, "Y": 121, "X": 120, "M": 109, "H": 104, "HOME": 65360, "F3": 65472,
 }
 # pyglet.window.mouse buttons and pyglet.window.key modifier bits
 MOUSE_BUTTONS: dict[str, int] = {"LEFT": 1, "MIDDLE": 2, "RIGHT": 4}
@@ -35,12 +36,18 @@ class Control:
 
 
 CONTROLS: tuple[Control, ...] = (
-    Control("Left button: hold, release", "aim at the cursor, hold to charge the power, release to throw",
-            (("mouse:LEFT", "throw"),)),
+    Control("Left button: hold, release", "throw at the point under the cursor (the marker shows where it lands); "
+            "hold longer for a faster, flatter throw", (("mouse:LEFT", "throw"),)),
     Control("1 / 2 / 3 / 4", "pick what to throw: empty sealed bottle, full bottle, open bottle, heavy object",
             (("key:_1", "pick:0"), ("key:_2", "pick:1"), ("key:_3", "pick:2"), ("key:_4", "pick:3"))),
     Control("Right drag", "push the water under the cursor (makes waves)", (("mouse:RIGHT", "push"),)),
     Control("T", "drop a shower of rain on the pool", (("key:T", "rain"),)),
+    Control("B", "barrier tool: left drag draws barriers on the pool floor (B again: back to throwing)",
+            (("key:B", "tool:barrier"),)),
+    Control("X", "remove every barrier", (("key:X", "clear_barriers"),)),
+    Control("G", "grab tool: left drag picks up a body and drags it (G again: back to throwing)",
+            (("key:G", "tool:grab"),)),
+    Control("Y", "drop dye at the cursor: tracer particles that drift with the flow", (("key:Y", "dye"),)),
     Control("Middle drag or Shift + left drag", "orbit the camera around its target",
             (("mouse:MIDDLE", "orbit"), ("mouse:shift+LEFT", "orbit"))),
     Control("Mouse wheel", "zoom in and out", (("wheel", "zoom"),)),
@@ -51,10 +58,15 @@ CONTROLS: tuple[Control, ...] = (
     Control(".", "step one physics step (pauses first)", (("key:PERIOD", "step"),)),
     Control("[ / ]", "slow down / speed up time (1/8x to 4x)",
             (("key:BRACKETLEFT", "slower"), ("key:BRACKETRIGHT", "faster"))),
-    Control("R", "reset the level (re-read from its file)", (("key:R", "reset"),)),
+    Control("R", "reset the level (re-read from its file) and its camera", (("key:R", "reset"),)),
+    Control("H / Home", "bring the camera home (the level's view), without resetting",
+            (("key:H", "home"), ("key:HOME", "home"))),
     Control("Tab", "next bundled level", (("key:TAB", "next_level"),)),
-    Control("F5 / F9", "quick save / quick load the whole state", (("key:F5", "save"), ("key:F9", "load"))),
+    Control("F5 / F9", "quick save / quick load the whole state and the camera",
+            (("key:F5", "save"), ("key:F9", "load"))),
     Control("F1", "show or hide this help", (("key:F1", "help"),)),
+    Control("F3", "show or hide the developer overlay (timings, counts, water volume)", (("key:F3", "dev"),)),
+    Control("M", "mute or unmute the sound", (("key:M", "mute"),)),
     Control("K", "cycle the debug views (depth, velocity, divergence, vorticity, bounds)", (("key:K", "debug"),)),
     Control("Esc", "quit", (("key:ESCAPE", "quit"),)),
 )

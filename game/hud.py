@@ -1,8 +1,9 @@
 """The heads-up display: what it says (pure text, testable without GL) and how it is drawn.
 
-Lines: frames per second, milliseconds per system per step, bodies and shards, the water volume,
-the throwable and its power, mod lines and messages. F1 overlays the controls table; the power bar
-and the predicted arc of a throw are drawn while the left button is held.
+The player's HUD (level, goal and score, the throwable and its power, the tool, lasting warnings
+and the latest notice) is always shown; the developer overlay (frame rate, milliseconds per system
+per step, counts, water volume) toggles with F3; F1 overlays the controls table. The world-space
+overlays (aim arc, landing marker, dye, barriers, goal ring) are drawn by game/overlays.py.
 """
 from __future__ import annotations
 
@@ -63,27 +64,38 @@ class SystemTimes:
         return sum(self.ms.values())
 
 
+def mods_off(game: "Game") -> str | None:
+    """The lasting line naming the mods that failed and are off, or None."""
+    names = game.mods_off()
+    if not names:
+        return None
+    return f"mods off: {', '.join(names)} (details in {game.mod_log})"
+
+
 def hud_lines(game: "Game") -> list[str]:
-    """The HUD's text, top to bottom."""
+    """The player's HUD, top to bottom: level and goal, what is thrown and how hard, the tool,
+    lasting warnings (mods off, a stopped simulation), the latest notice, and the keys for more."""
     sim = game.sim
-    state = "PAUSED" if game.paused else f"{game.speed:g}x"
-    if game.lagging and not game.paused:
-        state += " (behind real time)"
-    lines = [f"{sim.level.name}   t = {sim.time:7.2f} s   step {sim.steps}   {state}",
-             f"{game.fps:5.1f} fps   physics {game.times.total():.2f} ms/step"]
-    if game.times.ms:
-        lines.append("  " + "  ".join(f"{n} {ms:.2f}" for n, ms in game.times.ms.items()))
-    c = game.counts()
-    lines.append(f"bodies {sum(c.values())}: bottles {c.get('bottle', 0)}, shards {c.get('shard', 0)}"
-                 f" (limit {sim.level.physics.max_shards}), props {c.get('prop', 0)}")
-    vol = sim.total_water()
-    lines.append(f"water {vol:.4f} m^3 ({(vol - game.start_volume) * 1e3:+.2f} L since start)"
-                 + (f", raining ({game.rain_left})" if game.rain_left else ""))
+    lines = []
+    head = sim.level.name
+    if game.paused:
+        head += "   PAUSED (P)"
+    elif game.speed != 1.0:
+        head += f"   {game.speed:g}x"
+    lines.append(head)
+    goal = game.goal.line()
+    if goal:
+        lines.append(goal)
     item = game.throwables[game.selected]
-    power = f"   power {game.charge * 100:3.0f}%" if game.charging else ""
-    lines.append(f"throw [{game.selected + 1}] {item.name}{power}")
-    if game.debug_view:
-        lines.append(f"debug view: {game.debug_view}")
+    if game.tool == "throw":
+        power = f"   power {game.charge * 100:3.0f}%" if game.charging else ""
+        lines.append(f"throw [{game.selected + 1}] {item.name}{power}")
+    else:
+        lines.append({"barrier": "tool: barriers - left drag on the pool floor (B: back to throwing, X: remove all)",
+                      "grab": "tool: grab - left drag a body (G: back to throwing)"}[game.tool])
+    off = mods_off(game)
+    if off:
+        lines.append(off)
     try:
         from engine.mods import hud_lines as mod_lines
         lines.extend(mod_lines(sim))
@@ -92,7 +104,33 @@ def hud_lines(game: "Game") -> list[str]:
     if game.error:
         lines.append(game.error)
     lines.extend(game.current_messages())
-    lines.append("F1: controls")
+    lines.append("F1: controls   F3: developer" + ("   (muted)" if game.sound.muted else ""))
+    return lines
+
+
+def dev_lines(game: "Game") -> list[str]:
+    """The developer overlay (F3): time, steps, frame rate, per-system milliseconds, counts, water."""
+    sim = game.sim
+    state = "PAUSED" if game.paused else f"{game.speed:g}x"
+    if game.lagging and not game.paused:
+        state += " (behind real time)"
+    lines = [f"t = {sim.time:7.2f} s   step {sim.steps}   {state}",
+             f"{game.fps:5.1f} fps   physics {game.times.total():.2f} ms/step"]
+    if game.times.ms:
+        lines.extend(f"  {n:<16} {ms:6.2f} ms" for n, ms in game.times.ms.items())
+    c = game.counts()
+    lines.append(f"bodies {sum(c.values())}: bottles {c.get('bottle', 0)}, shards {c.get('shard', 0)}"
+                 f" (cap {sim.level.physics.max_shards}), props {c.get('prop', 0)}")
+    vol = sim.total_water()
+    lines.append(f"water {vol:.4f} m^3 ({(vol - game.start_volume) * 1e3:+.2f} L since start)"
+                 + (f", raining ({game.rain_left})" if game.rain_left else ""))
+    try:
+        n_tr = len(sim.get_system("Tracers").xz)  # type: ignore[attr-defined]
+    except (KeyError, AttributeError):
+        n_tr = 0
+    lines.append(f"dye tracers {n_tr}   barrier cells {int(game.barriers.mask.sum())}")
+    if game.debug_view:
+        lines.append(f"debug view: {game.debug_view}")
     return lines
 
 
@@ -111,7 +149,12 @@ class HudOverlay:
         self.shadow.visible = False
         self.bar_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 20, 20, 180), batch=self.batch)
         self.bar = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(255, 180, 40, 230), batch=self.batch)
-        self.arc: list[Any] = []
+        self.dev_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 140), batch=self.batch)
+        self.dev = pyglet.text.Label("", x=0, y=0, anchor_y="top", multiline=True, width=520,
+                                     font_name=("DejaVu Sans Mono", "Menlo", "Consolas", "monospace"),
+                                     font_size=10, color=(200, 255, 200, 255), batch=self.batch)
+        from game.overlays import WorldOverlays
+        self.world = WorldOverlays()
         self.help_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 190), batch=self.help_batch)
         self.help_text = pyglet.text.Label("\n".join(["Controls", ""] + help_lines()), x=0, y=0,
                                            anchor_x="left", anchor_y="center", multiline=True, width=4000,
@@ -119,30 +162,30 @@ class HudOverlay:
                                            font_size=11, color=(255, 255, 255, 255), batch=self.help_batch)
 
     def draw(self, game: "Game") -> None:
-        """Draw the text, the power bar and arc while charging, and the help when asked for."""
-        pyglet = self._pyglet
+        """Draw the world overlays, the HUD text, the developer overlay, the power bar, the help."""
         w, h = game.width, game.height
+        self.world.draw(game)
         self.text.text = "\n".join(hud_lines(game))
         self.text.y = h - 8
         self.text.width = max(w - 20, 100)
         self.shadow.visible = True
         self.shadow.x, self.shadow.y = 4, h - 8 - self.text.content_height - 4
         self.shadow.width, self.shadow.height = min(self.text.content_width + 12, w), self.text.content_height + 8
-        charging = game.charging
+        self.dev.visible = self.dev_back.visible = game.show_dev
+        if game.show_dev:
+            self.dev.text = "\n".join(dev_lines(game))
+            # bottom right, clear of the player's HUD at the top left and the power bar at the bottom
+            self.dev.x = max(w - self.dev.content_width - 14, 10)
+            self.dev.y = 56 + self.dev.content_height
+            self.dev_back.x, self.dev_back.y = self.dev.x - 6, 56 - 4
+            self.dev_back.width, self.dev_back.height = self.dev.content_width + 12, self.dev.content_height + 8
+        charging = game.charging and game.tool == "throw"
         self.bar_back.visible = self.bar.visible = charging
-        for seg in self.arc:
-            seg.delete()
-        self.arc = []
         if charging:
             bw, bh = min(300, w // 3), 14
             self.bar_back.x, self.bar_back.y, self.bar_back.width, self.bar_back.height = (w - bw) // 2, 30, bw, bh
             self.bar.x, self.bar.y = (w - bw) // 2 + 2, 32
             self.bar.width, self.bar.height = max((bw - 4) * game.charge, 1), bh - 4
-            pts = game.camera.project(game.predicted_arc(), w, h)
-            pts = pts[np.isfinite(pts).all(axis=1) & (np.abs(pts[:, 2]) <= 1.0)]
-            for a, b in zip(pts[:-1], pts[1:]):
-                self.arc.append(pyglet.shapes.Line(a[0], h - a[1], b[0], h - b[1], thickness=2,
-                                                   color=(255, 230, 120, 220), batch=self.batch))
         self.batch.draw()
         if game.show_help:
             self.help_back.x, self.help_back.y = w * 0.05, h * 0.05

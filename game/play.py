@@ -66,13 +66,24 @@ def play(args: argparse.Namespace) -> int:
     except Exception as exc:  # pyglet could not even load its window module (no libGL, no X)
         return _demo(args, f"{type(exc).__name__}: {exc}")
     from game.controller import Game
-    game = Game(Path(args.level), mod_paths=list(args.mod), width=width, height=height,
-                save_path=getattr(args, "save", None))
-    for msg in game.sim.failures:
-        print(f"bottles play: {msg}", file=sys.stderr)
+
+    def make_game() -> Game:
+        game = Game(Path(args.level), mod_paths=list(args.mod), width=width, height=height,
+                    save_path=getattr(args, "save", None))     # app.run hands it the sound player
+        return game
+
     try:
-        window = app.open_window(width, height, f"Bottles & Water: {game.sim.level.name}")
+        level_name = load_level(args.level).name
+        window = app.open_window(width, height, f"Bottles & Water: {level_name}")
     except no_display as exc:
-        game.sim.close()
         return _demo(args, f"{type(exc).__name__}: {exc}")
-    return app.run(game, window)
+    timing: dict[str, float] = {}
+    from game.sound import default_player
+    code = app.run(make_game, window, timing=timing, exit_after_start=bool(getattr(args, "startup_time", False)),
+                   sound_player=default_player)
+    if getattr(args, "startup_time", False):
+        print(f"window to first drawn frame: {timing.get('first_frame', float('nan')):.2f} s; "
+              f"to the first frame of the game: {timing.get('first_game_frame', float('nan')):.2f} s "
+              f"(kernels ready {timing.get('prepared', float('nan')):.2f} s, game built "
+              f"{timing.get('built', float('nan')):.2f} s)")
+    return code

@@ -189,6 +189,9 @@ def _load_mods(sim: Any, paths: list[str]) -> None:
     loader(sim, [Path(p) for p in paths])
 
 
+MOD_FAILED = 3   # exit code: the clip was written, but a mod failed (it is off in the clip)
+
+
 def record(args: argparse.Namespace) -> int:
     """Run `bottles record` with parsed arguments; return the exit code."""
     from engine.render.context import ContextError, create_context
@@ -209,6 +212,7 @@ def record(args: argparse.Namespace) -> int:
         from engine.render.camera import OrbitCamera
         from engine.render.renderer import Renderer
         from engine.world import Simulation
+        from game.modlog import traceback_for
         sim = Simulation.from_level(args.level)
         _load_mods(sim, list(getattr(args, "mod", []) or []))
         renderer = Renderer(sim, width, height)
@@ -243,8 +247,12 @@ def record(args: argparse.Namespace) -> int:
         errors = renderer.errors()
         if errors:
             print(f"bottles record: GL errors: {', '.join(errors)}", file=sys.stderr)
-        for fail in getattr(sim, "failures", []):
+        failures = list(getattr(sim, "failures", []))
+        for fail in failures:
             print(f"warning: {fail}", file=sys.stderr)
+            tb = traceback_for(fail)
+            if tb:
+                print(tb, end="", file=sys.stderr)
         if kind in ("gif", "webp", "mp4"):
             write_clip(out, kind, frames, args.fps)
         elif kind == "png":
@@ -253,6 +261,10 @@ def record(args: argparse.Namespace) -> int:
         print(f"wrote {out} ({n_frames} frame{'s' if n_frames != 1 else ''}, {width}x{height})")
         renderer.close()
         window.close()
+        if failures:
+            print(f"bottles record: {len(failures)} mod failure{'s' if len(failures) != 1 else ''}: the clip was "
+                  f"made without the failed mods (exit code {MOD_FAILED})", file=sys.stderr)
+            return MOD_FAILED
         return 0
     except RecordError as exc:
         print(f"bottles record: {exc}", file=sys.stderr)

@@ -323,10 +323,12 @@ def restore(sim: "Simulation", meta: dict[str, Any], arrays: Any) -> None:
         system.set_state(d.dec(enc))  # type: ignore[attr-defined]
 
 
-def save(sim: "Simulation", path: str | Path) -> Path:
-    """Write the whole state of `sim` to `path` (.npz); return the path written."""
+def save(sim: "Simulation", path: str | Path, extra: dict[str, Any] | None = None) -> Path:
+    """Write the whole state of `sim` to `path` (.npz); return the path written. `extra`: small
+    JSON entries the game keeps beside the simulation (the camera: {"camera": {...}})."""
     path = Path(path)
     meta, arrays = snapshot(sim)
+    meta.update(extra or {})
     if "__meta__" in arrays:
         raise SaveError("internal: array key clash")
     blob = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)

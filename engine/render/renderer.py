@@ -359,6 +359,11 @@ class Renderer:
                     out["liquid"].append((self.body_meshes["liquid"], linst[frac > 0], 0.0))
                 out["glass"].append((mesh, inst, 0.0))
             elif kind == "shard":
+                try:   # shards past the cap fade out (engine/systems/shatter.py)
+                    with self.sim._context():
+                        inst[:, 19] *= self.sim.get_system("Shatter").slot_alpha(slots[idx])
+                except (KeyError, AttributeError):
+                    pass
                 out["glass"].append((mesh, inst, 1.0))
             else:
                 out["opaque"].append((mesh, inst, 0.0))

@@ -15,6 +15,7 @@ SPREAD = 0.5            # m/s: typical outward speed added to each fragment
 SPREAD_PER_STRENGTH = 0.15  # m/s more per strength's worth of impulse beyond the threshold (capped below)
 MAX_SPREAD = 2.0        # m/s
 SPIN = 6.0              # rad/s: spread of the random spin added to each fragment
+FADE_SECONDS = 1.5      # s: a shard past the cap fades out over this long, then is removed
 UNGROUP_AFTER = 0.12    # s: fresh fragments of one bottle ignore each other this long (they start
                         # touching face to face; their boxes overlap)
 
@@ -27,8 +28,12 @@ class Shatter(System):
     of its fragment set spawns in place with the bottle's rigid velocity v + w x r plus a seeded
     outward spread whose mass-weighted mean is removed (so linear momentum is kept exactly). The
     held water goes into the pool at the break point if that is under the surface, else it falls
-    as a parcel (counted in sim.water_in_flight) and is added where it lands. Past
-    PhysicsSpec.max_shards the oldest shards are removed.
+    as a parcel (counted in sim.water_in_flight) and is added where it lands.
+
+    Shards stay until there are more than PhysicsSpec.max_shards; then the oldest ones (smallest
+    entity ids, the order they were made in) fade out over FADE_SECONDS and are removed, so at most
+    max_shards shards remain once the fades end. This is the one shard cap (`alpha(e)` gives the
+    opacity a renderer draws a fading shard with).
 
     Reads: Impact events, Bottle, Shard, BodyStore, WaterGrid. Writes: entities, BodyStore,
     WaterGrid.h (add_volume), sim.water_in_flight. Emits: Shattered, Spawned.
@@ -39,6 +44,7 @@ class Shatter(System):
         # falling water: rows of x, y, z, vx, vy, vz, volume (m, m/s, m^3)
         self.parcels = np.zeros((0, 7))
         self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
+        self.fading: dict[int, float] = {}           # shard entity -> simulated time its fade began
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -49,24 +55,47 @@ class Shatter(System):
             for e in (hit.entity, hit.other):
                 if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
                     worst[e] = max(worst.get(e, 0.0), hit.impulse)
-        broke = False
         for e in sorted(worst):
             if worst[e] > esper.component_for_entity(e, Bottle).strength:
                 self.shatter(e, worst[e])
-                broke = True
-        if broke:
-            self._cap_shards()
+        self._cap_shards()
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep: the falling water parcels."""
+        ids = sorted(self.fading)
         return {"parcels": self.parcels.copy(),
-                "grouped": np.array(self.grouped, dtype=float).reshape(-1, 2)}
+                "grouped": np.array(self.grouped, dtype=float).reshape(-1, 2),
+                "fading": np.array(ids, np.int64),
+                "fade_started": np.array([self.fading[e] for e in ids], np.float64)}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
         self.parcels = np.asarray(state["parcels"], float).reshape(-1, 7).copy()
         self.grouped = [(float(t), int(e)) for t, e in np.asarray(state.get("grouped", np.zeros((0, 2))))]
         self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0
+        self.fading = {int(e): float(t) for e, t in zip(state.get("fading", ()), state.get("fade_started", ()))}
+
+    def alpha(self, entity: int) -> float:
+        """Opacity to draw a body with: 1, falling linearly to 0 while a shard fades out."""
+        t0 = self.fading.get(entity)
+        if t0 is None:
+            return 1.0
+        return max(0.0, 1.0 - (self.sim.time - t0) / FADE_SECONDS)
+
+    def slot_alpha(self, slots: np.ndarray) -> np.ndarray:
+        """alpha() for body-store slots (what a renderer holds): 1 where not fading."""
+        out = np.ones(len(slots))
+        if not self.fading:
+            return out
+        by_slot = {}
+        for e, t0 in self.fading.items():
+            if esper.entity_exists(e) and esper.has_component(e, BodyRef):
+                by_slot[esper.component_for_entity(e, BodyRef).slot] = t0
+        for j, s in enumerate(np.asarray(slots)):
+            t0 = by_slot.get(int(s))
+            if t0 is not None:
+                out[j] = max(0.0, 1.0 - (self.sim.time - t0) / FADE_SECONDS)
+        return out
 
     # -- breaking --------------------------------------------------------------------------------
     def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
@@ -161,7 +190,23 @@ class Shatter(System):
         st.group[:n][mask] = -1
 
     def _cap_shards(self) -> None:
-        limit = self.sim.level.physics.max_shards
-        shards = sorted((s.born, e) for e, s in esper.get_component(Shard))
-        for _, e in shards[: max(0, len(shards) - limit)]:
-            self.sim.remove_body(e)
+        """Start fading the oldest shards past max_shards; remove those whose fade has ended."""
+        sim = self.sim
+        limit = sim.level.physics.max_shards
+        query = esper.get_component(Shard)
+        if len(query) <= limit and not self.fading:
+            return
+        shards = sorted(e for e, _ in query)
+        live = set(shards)
+        self.fading = {e: t for e, t in self.fading.items() if e in live}
+        over = len(shards) - limit - len(self.fading)
+        for e in shards:
+            if over <= 0:
+                break
+            if e not in self.fading:
+                self.fading[e] = sim.time
+                over -= 1
+        for e, t0 in sorted(self.fading.items()):
+            if sim.time - t0 >= FADE_SECONDS - 1e-12:
+                sim.remove_body(e)
+                del self.fading[e]

@@ -16,51 +16,55 @@ def press(game, name: str) -> None:
     game.on_key_release(KEY_SYMBOLS[name], 0)
 
 
-def test_charged_throw_spawns_a_bottle_with_the_expected_velocity(game):
+def test_charged_throw_spawns_a_bottle_from_the_hand_towards_the_cursor(game):
+    """The release point is the hand, the velocity the ballistic solution at half power (game/aim.py)."""
+    from game import aim
     before = set(game.sim.bodies())
-    x, y = 400.0, 150.0
+    x, y = 330.0, 170.0
     game.on_key_press(KEY_SYMBOLS["P"], 0)                 # paused: the throw is checked as released
     game.on_mouse_press(x, y, LEFT, 0)
     game.update(0.3)
     game.update(0.3)                                        # held 0.6 s of the 1.2 s charge: half power
     assert game.charge == pytest.approx(0.5)
+    scene = aim.Scene(game.sim)
+    p0 = aim.hand(game.camera, scene)
+    target = game.aim_target()
     game.on_mouse_release(x, y, LEFT, 0)
     new = set(game.sim.bodies()) - before
     assert len(new) == 1
     e = new.pop()
     assert game.sim.body(e).kind == "bottle"
-    # the ray from the camera through the cursor (pyglet y is up, the camera's pixel y is down)
-    _, d = game.camera.ray(x, game.height - y, game.width, game.height)
-    speed = C.MIN_SPEED + 0.5 * (C.MAX_SPEED - C.MIN_SPEED)
-    np.testing.assert_allclose(game.sim.body(e).velocity, speed * d, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(game.sim.body(e).position, game.camera.eye + C.SPAWN_AHEAD * d, atol=1e-12)
+    v = aim.solve(p0, target.point, game.sim.gravity, 0.5)
+    np.testing.assert_allclose(game.sim.body(e).velocity, v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(game.sim.body(e).position, p0, atol=1e-12)
     w = game.sim.body(e).angular_velocity
-    assert np.linalg.norm(w) > 0.0 and abs(np.dot(w, d)) < 1e-9   # a little end-over-end spin
+    assert np.linalg.norm(w) > 0.0 and abs(np.dot(w, v)) < 1e-9   # a little end-over-end spin
 
 
 def test_full_charge_caps_the_speed_and_keys_pick_the_throwable(game):
+    from game import aim
     game.on_key_press(KEY_SYMBOLS["P"], 0)
     game.on_key_press(KEY_SYMBOLS["_3"], 0)
     assert game.throwables[game.selected].name == "open bottle"
     game.on_mouse_press(320, 180, LEFT, 0)
     game.update(5.0)
     game.on_mouse_release(320, 180, LEFT, 0)
-    assert np.linalg.norm(game.sim.body(game.last_throw).velocity) == pytest.approx(C.MAX_SPEED)
+    assert np.linalg.norm(game.sim.body(game.last_throw).velocity) == pytest.approx(aim.MAX_SPEED)
     game.on_key_press(KEY_SYMBOLS["_2"], 0)
     assert game.throwables[game.selected].fill == 1.0
 
 
-def test_the_predicted_arc_starts_at_the_release_point_and_ends_at_the_water(game):
+def test_the_predicted_arc_starts_at_the_hand_and_ends_at_the_landing_marker(game):
     game.on_mouse_press(320, 200, LEFT, 0)
     game.update(0.2)
     arc = game.predicted_arc()
     p, v, _ = game.throw_preview()
     np.testing.assert_allclose(arc[0], p)
-    assert arc[-1][1] <= game.surface_y < arc[-2][1]
-    # uniform gravity: second differences of y are -g dt^2
-    t = np.linspace(0.0, 3.0, 60)
-    dt = t[1] - t[0]
-    np.testing.assert_allclose(np.diff(arc[:, 1], 2), -game.sim.gravity * dt * dt, rtol=1e-9)
+    np.testing.assert_allclose(arc[-1], game.landing_marker())
+    # uniform gravity: second differences of y are -g dt^2 (the arc is sampled evenly in time)
+    from game.aim import ARC_SECONDS
+    dt = ARC_SECONDS / 399
+    np.testing.assert_allclose(np.diff(arc[:-1, 1], 2), -game.sim.gravity * dt * dt, rtol=1e-6)
 
 
 def test_shift_left_drag_orbits_instead_of_throwing(game):
@@ -256,19 +260,27 @@ def _make_shard(sim: Simulation, position: tuple[float, float, float], piece: in
 
 
 def test_oldest_shards_fade_out_past_the_limit(small_level):
+    """One cap: past physics.max_shards the oldest shards fade (alpha 1 -> 0) then go."""
     import dataclasses
     from engine.levels import load_level
+    from engine.systems.shatter import FADE_SECONDS
     level = load_level(small_level)
-    level = dataclasses.replace(level, physics=dataclasses.replace(level.physics, max_shards=3))
+    level = dataclasses.replace(level, physics=dataclasses.replace(level.physics, max_shards=30))
     g = C.Game(level, entry_points=False, width=320, height=200, levels=[])
     sim = g.sim
-    made = [_make_shard(sim, (0.2 + 0.1 * k, 0.5, 0.4), k) for k in range(6)]
-    fade = sim.get_system("FadeShards")
+    a = sim.spawn_bottle((0.3, 0.5, 0.4))
+    b = sim.spawn_bottle((0.7, 0.5, 0.4))
+    first = sim.shatter(a)
     sim.step(1)
-    assert sorted(fade.fading) == made[:3]                # the three oldest start fading
-    sim.step(2)
-    assert 0.0 < g.body_alpha(made[0]) < 1.0 and g.body_alpha(made[5]) == 1.0
-    sim.step(int(np.ceil(fade.FADE_SECONDS / sim.dt)) + 1)
-    assert sim.bodies("shard") == made[3:]
-    assert g.counts()["shard"] == 3
+    assert len(first) < 30 and not sim.get_system("Shatter").fading   # under the cap: nothing fades
+    second = sim.shatter(b)
+    sim.step(1)
+    n_over = len(first) + len(second) - 30
+    fading = sorted(sim.get_system("Shatter").fading)
+    assert fading == sorted(first + second)[:n_over]         # the oldest start fading
+    sim.step(3)
+    assert 0.0 < g.body_alpha(fading[0]) < 1.0 and g.body_alpha(second[-1]) == 1.0
+    sim.step(int(np.ceil(FADE_SECONDS / sim.dt)) + 1)
+    assert g.counts()["shard"] == 30
+    assert set(sim.bodies("shard")) == set(sorted(first + second)[n_over:])
     g.sim.close()

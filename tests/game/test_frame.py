@@ -64,3 +64,55 @@ def test_scene_hud_power_bar_and_help_draw_without_gl_errors(window, small_level
     draw_frame(game, renderer, hud, W, H)
     assert renderer.sim is game.sim
     game.sim.close()
+
+
+def test_marker_arc_dye_barriers_and_preparing_screen_are_drawn(window, small_level, tmp_path):
+    """The landing marker's red ring lands on the pixels of the marked world point; dye and a
+    barrier change the picture; the preparing screen draws text and a bar on its own colour."""
+    from engine.render.context import gl
+    from engine.render.renderer import Renderer
+    from engine.render.targets import gl_errors
+    from game.app import draw_frame
+    from game.controller import Game
+    from game.hud import HudOverlay
+    from game.loading import LoadingScreen, Preparation
+
+    g = gl()
+    game = Game(small_level, width=W, height=H, save_path=tmp_path / "q.npz", entry_points=False, levels=[])
+    game.sim.remove_body(game.sim.bodies("bottle")[0])
+    window.switch_to()
+    renderer = Renderer(game.sim, W, H)
+    hud = HudOverlay()
+    game.on_mouse_motion(W * 0.4, H * 0.45, 0, 0)
+    game.on_mouse_press(W * 0.4, H * 0.45, MOUSE_BUTTONS["LEFT"], 0)
+    game.update(0.3)
+    draw_frame(game, renderer, hud, W, H)
+    aimed = _read(g)
+    marker = game.landing_marker()
+    mx, my, _ = game.camera.project(marker, W, H)
+    ring = aimed[max(int(my) - 25, 0):int(my) + 26, max(int(mx) - 25, 0):int(mx) + 26]
+    red = (ring[..., 0] > 200) & (ring[..., 1] < 140) & (ring[..., 2] < 140)
+    assert red.sum() >= 10                                     # the red ring around the marked point
+    # the arc leaves the hand: yellow pixels where the hand projects (near the bottom right)
+    hx, hy, _ = game.camera.project(game.predicted_arc()[3], W, H)
+    patch = aimed[max(int(hy) - 4, 0):int(hy) + 5, max(int(hx) - 4, 0):int(hx) + 5]
+    assert ((patch[..., 0] > 200) & (patch[..., 1] > 180) & (patch[..., 2] < 170)).any()
+    game.on_mouse_release(W * 0.4, H * 0.45, MOUSE_BUTTONS["LEFT"], 0)
+    game.sim.remove_body(game.last_throw)
+    game.on_key_press(KEY_SYMBOLS["P"], 0)
+    game.on_key_press(KEY_SYMBOLS["G"], 0)                     # grab tool: no aim overlay
+    draw_frame(game, renderer, hud, W, H)
+    before = _read(g)
+    game.on_mouse_motion(W * 0.5, H * 0.5, 0, 0)
+    game.on_key_press(KEY_SYMBOLS["Y"], 0)
+    game.barriers.draw_segment((0.3, 0.2), (0.7, 0.2))
+    draw_frame(game, renderer, hud, W, H)
+    after = _read(g)
+    assert np.abs(after - before).sum(axis=2).astype(bool).sum() > 200
+    assert gl_errors() == []
+    screen = LoadingScreen()
+    screen.draw(Preparation(()), W, H)
+    prep = _read(g)
+    assert (np.abs(prep - np.array([15, 23, 33])).sum(axis=2) < 12).mean() > 0.6   # the background
+    assert (prep[..., 2] > 200).any()                                             # the bar
+    game.sim.close()

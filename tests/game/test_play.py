@@ -33,9 +33,9 @@ def test_no_display_is_detected_without_display_variables(monkeypatch):
 def test_demo_throws_land_in_the_pool(small_level):
     level = load_level(small_level)
     throws = demo.demo_throws(level)
-    assert len(throws) == len(demo.THROW_TIMES)
+    assert len(throws) == len(demo.THROW_TIMES) + 1          # and one at the far wall
     g = level.gravity
-    for spec in throws:
+    for spec in throws[1:]:
         t, p, v = spec.split(":")[:3]
         p = np.array(p.split(","), float)
         v = np.array(v.split(","), float)
@@ -44,6 +44,25 @@ def test_demo_throws_land_in_the_pool(small_level):
         assert 0.0 < land[0] < level.pool.size[0] and 0.0 < land[2] < level.pool.size[1]
     args = demo.record_args(small_level, [], "x.gif")
     assert args.throw == throws and args.out == "x.gif"
+
+
+def test_the_demo_clip_shows_a_shatter():
+    """The default level's demo throws, stepped as `bottles record` steps them: a bottle breaks on
+    the far wall before the clip ends (with a second to spare for the shards to be seen)."""
+    from engine import events as ev
+    from engine.paths import DEFAULT_LEVEL
+    from engine.world import Simulation
+    from game.record import apply_throw, parse_throw
+    sim = Simulation.from_level(DEFAULT_LEVEL)
+    broken: list = []
+    sim.on(ev.Shattered, broken.append)
+    pending = sorted((parse_throw(s) for s in demo.demo_throws(sim.level)), key=lambda th: th.t)
+    while sim.time < demo.DEMO_SECONDS - 1.0:
+        while pending and pending[0].t <= sim.time + 1e-9:
+            apply_throw(sim, pending.pop(0))
+        sim.step()
+    sim.close()
+    assert broken, "no bottle shattered in the demo"
 
 
 def test_a_broken_level_is_reported_in_one_line_per_problem(tmp_path, capsys, monkeypatch):
@@ -62,7 +81,7 @@ def test_a_bad_size_is_one_line(capsys):
     assert len(err) == 1 and "1280x720" in err[0]
 
 
-def test_a_mod_that_raises_is_reported_and_the_game_goes_on(tmp_path, small_level):
+def test_a_mod_that_raises_is_reported_and_the_game_goes_on(tmp_path, small_level, capsys):
     from game.controller import Game
     mod = tmp_path / "boom.py"
     mod.write_text("from engine.systems import System\n"
@@ -71,11 +90,33 @@ def test_a_mod_that_raises_is_reported_and_the_game_goes_on(tmp_path, small_leve
                    "        raise RuntimeError('kaboom')\n"
                    "def register(api):\n"
                    "    api.add_system(Boom(), after='StepFluid')\n")
-    g = Game(small_level, mod_paths=[str(mod)], entry_points=False, width=320, height=200, levels=[])
+    g = Game(small_level, mod_paths=[str(mod)], entry_points=False, width=320, height=200, levels=[],
+             save_path=tmp_path / "q.npz")
     g.update(0.05)
     assert g.error is None and g.sim.steps > 0
-    assert any("kaboom" in m and "\n" not in m for m in g.current_messages())
+    assert any("kaboom" in m and "\n" not in m and str(g.mod_log) in m for m in g.current_messages())
+    err = capsys.readouterr().err
+    assert "kaboom" in err and f'File "{mod}", line 4' in err          # the traceback, file:line
+    log = g.mod_log.read_text()
+    assert "RuntimeError: kaboom" in log and f'File "{mod}", line 4' in log
+    from game.hud import hud_lines
+    g.update(0.05)
+    g.messages.clear()                                                  # the notice is gone ...
+    assert any(line.startswith("mods off: boom") for line in hud_lines(g))   # ... the line stays
     g.sim.close()
+
+
+def test_record_exits_non_zero_when_a_mod_failed(tmp_path, small_level, capsys, monkeypatch):
+    from game.record import MOD_FAILED
+    monkeypatch.setenv("PYGLET_HEADLESS", "true")
+    mod = tmp_path / "bad_mod.py"
+    mod.write_text("def register(api):\n    raise ValueError('no wind today')\n")
+    out = tmp_path / "f.png"
+    code = main(["record", str(small_level), "--seconds", "0.05", "--fps", "20", "--size", "64x64",
+                 "--out", str(out), "--mod", str(mod)])
+    err = capsys.readouterr().err
+    assert code == MOD_FAILED != 0 and out.exists()
+    assert "no wind today" in err and f'File "{mod}", line 2' in err and "mod failure" in err
 
 
 def test_a_bundled_level_is_found_by_the_name_bottles_levels_lists(tmp_path, monkeypatch):

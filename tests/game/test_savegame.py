@@ -107,7 +107,7 @@ def test_loading_a_missing_or_foreign_file_says_why(game, tmp_path):
 
 def test_a_save_from_other_systems_is_refused(game, tmp_path):
     path = savegame.save(game.sim, tmp_path / "s.npz")
-    plain = Simulation(game.sim.level)                         # no FadeShards
+    plain = Simulation(game.sim.level)                         # no Tracers (the game adds it)
     with pytest.raises(savegame.SaveError, match="systems"):
         savegame.load(plain, path)
     plain.close()

@@ -130,10 +130,14 @@ def test_same_seed_same_fragments_and_paths_bitwise():
 
 
 def test_oldest_shards_go_past_max_shards():
+    """Past max_shards the oldest shards fade for FADE_SECONDS, then exactly max_shards remain."""
+    from engine.systems.shatter import FADE_SECONDS
     sim = _sim(max_shards=30)
     _throw(sim, 12.0)
     sim.step(20)
     sim.spawn_bottle((0.3, 0.3, 0.5), velocity=(-12.0, 0.0, 0.0), orientation=(0.7071, 0.0, 0.0, 0.7071))
     sim.step(20)
     assert len(sim.bodies("bottle")) == 0
+    assert len(sim.bodies("shard")) > 30                       # the oldest are fading, still there
+    sim.step(int(np.ceil(FADE_SECONDS / sim.dt)) + 1)
     assert len(sim.bodies("shard")) == 30

@@ -1,0 +1,103 @@
+"""Aiming: throws from the hand land where the cursor points (scripted mouse input, no window)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from game import aim
+from game.controls import KEY_SYMBOLS, MOUSE_BUTTONS
+
+LEFT = MOUSE_BUTTONS["LEFT"]
+
+
+def _landing(game, e, target_y: float, max_steps: int = 400) -> np.ndarray:
+    """Centre of body e where its path first comes down through height target_y (linear in a step)."""
+    prev = np.array(game.sim.body(e).position)
+    for _ in range(max_steps):
+        game.sim.step(1)
+        p = np.array(game.sim.body(e).position)
+        v = np.array(game.sim.body(e).velocity)
+        if p[1] <= target_y and v[1] < 0.0:
+            s = (prev[1] - target_y) / max(prev[1] - p[1], 1e-12)
+            return prev + s * (p - prev)
+        prev = p
+    raise AssertionError("the throw never came down")
+
+
+@pytest.fixture
+def calm(tmp_path):
+    from engine.paths import DEFAULT_LEVEL
+    from game.controller import Game
+    g = Game(DEFAULT_LEVEL, width=800, height=450, save_path=tmp_path / "q.npz", entry_points=False, levels=[])
+    yield g
+    g.sim.close()
+
+
+@pytest.mark.parametrize("power_time", [0.0, 0.6, 1.2])
+def test_throws_at_five_screen_points_land_on_the_marked_points(calm, power_time):
+    """From the level's default camera, five cursor points at three powers: the body's centre
+    comes down within 10 cm of the landing marker (drag-free flight, p = p0 + v t - g t^2 / 2)."""
+    game = calm
+    w, h = game.width, game.height
+    points = [(0.5 * w, 0.5 * h), (0.3 * w, 0.4 * h), (0.7 * w, 0.4 * h), (0.4 * w, 0.6 * h), (0.62 * w, 0.55 * h)]
+    game.on_key_press(KEY_SYMBOLS["_4"], 0)            # the heavy ball: it sinks, the surface hardly slows it
+    for x, y in points:
+        game.on_mouse_motion(x, y, 0, 0)
+        game.on_key_press(KEY_SYMBOLS["P"], 0) if not game.paused else None
+        game.on_mouse_press(x, y, LEFT, 0)
+        game.update(power_time)
+        marker = game.landing_marker()
+        target = game.aim_target()
+        assert marker is not None and target is not None
+        np.testing.assert_allclose(marker, target.point, atol=0.02)   # the arc reaches the cursor's point
+        game.on_mouse_release(x, y, LEFT, 0)
+        e = game.last_throw
+        np.testing.assert_allclose(game.sim.body(e).position, aim.hand(game.camera, aim.Scene(game.sim)), atol=1e-9)
+        landed = _landing(game, e, marker[1])
+        assert np.linalg.norm(landed - marker) < 0.10, (x, y, landed, marker)
+        game.sim.remove_body(e)
+
+
+def test_more_power_is_faster_and_flatter_and_always_reaches_the_target():
+    """The solution passes through the target for every power; v grows with power from v_min,
+    v_min^2 = g (h + sqrt(h^2 + d^2))."""
+    g = 9.81
+    p0 = np.array([0.0, 1.5, 0.0])
+    p1 = np.array([3.0, 0.4, 1.0])
+    speeds, angles = [], []
+    for c in np.linspace(0.0, 1.0, 6):
+        v = aim.solve(p0, p1, g, c)
+        d = math.hypot(*(p1 - p0)[[0, 2]])
+        vh = math.hypot(v[0], v[2])
+        t = d / vh
+        reached = p0 + v * t - np.array([0.0, 0.5 * g * t * t, 0.0])
+        np.testing.assert_allclose(reached, p1, atol=1e-9)
+        speeds.append(np.linalg.norm(v))
+        angles.append(math.atan2(v[1], vh))
+    d, hgt = math.hypot(3.0, 1.0), -1.1
+    assert speeds[0] == pytest.approx(math.sqrt(g * (hgt + math.hypot(hgt, d))))
+    assert speeds[-1] == pytest.approx(aim.MAX_SPEED)
+    assert all(np.diff(speeds) > 0) and all(np.diff(angles) < 0)
+
+
+def test_the_arc_is_drawn_from_the_hand_not_the_eye(game):
+    game.on_mouse_press(320, 180, LEFT, 0)
+    game.update(0.3)
+    arc = game.predicted_arc()
+    np.testing.assert_allclose(arc[0], aim.hand(game.camera, aim.Scene(game.sim)))
+    assert np.linalg.norm(arc[0] - game.camera.eye) > 0.3
+    # seen from the eye the arc spans pixels both ways, not a vertical line through the cursor
+    px = game.camera.project(arc, game.width, game.height)
+    assert np.ptp(px[:, 0]) > 20 and np.ptp(px[:, 1]) > 20
+
+
+def test_aiming_at_a_body_aims_at_its_centre(game):
+    e = game.sim.bodies("bottle")[0]
+    c = np.array(game.sim.body(e).position)
+    x, y, _ = game.camera.project(c, game.width, game.height)
+    game.on_mouse_motion(x, game.height - y, 0, 0)
+    t = game.aim_target()
+    assert t is not None and t.what == "body" and t.entity == e
+    np.testing.assert_allclose(game.landing_marker(), c)
