@@ -393,6 +393,12 @@ class Model:
     # closed surface the water couples to (buoyancy, drag, displacement), body frame; None: the
     # outer surface itself. Mass properties always come from the outer surface.
     coupling: tuple[F64, I32] | None = None
+    # each contact point is a ball of this radius (a sphere model: its centre and radius, so it
+    # meets the pool analytically); 0 for polyhedra, whose hull vertices are their support points
+    point_radius: float = 0.0
+    # pair contacts: besides its primitives' manifolds, its pair_points meet the other body's
+    # primitives (a bottle: its capsules are the convex decomposition, its vertices the flat base)
+    pair_with_points: bool = False
 
     def __post_init__(self) -> None:
         if self.pair_points is None:

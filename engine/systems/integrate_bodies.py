@@ -57,23 +57,24 @@ class IntegrateBodies(System):
         self.last_contacts = 0
         self.last_substeps = 0
         self.sleeping = 0
-        self.prev_keys = np.zeros(0, np.int64)   # last (sub)step's contact keys, sorted, for warm starting
-        self.prev_j = np.zeros((0, 3))
-        self.prev_h = 0.0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
         self._mem_turn = 0
         self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
 
     def state(self) -> dict[str, np.ndarray]:
-        """Arrays a save game must keep to replay exactly: the warm-start memory."""
-        return {"prev_keys": self.prev_keys.copy(), "prev_j": self.prev_j.copy(), "prev_h": np.array(self.prev_h)}
+        """Arrays a save game must keep to replay exactly: the warm-start memory (it lives in the
+        BodyStore: contact_keys, contact_impulses, contact_dt)."""
+        st = self.sim.body_store
+        return {"prev_keys": st.contact_keys.copy(), "prev_j": st.contact_impulses.copy(),
+                "prev_h": st.contact_dt.copy()}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
-        self.prev_keys = np.asarray(state["prev_keys"], np.int64).copy()
-        self.prev_j = np.asarray(state["prev_j"], float).copy()
-        self.prev_h = float(state["prev_h"])
+        st = self.sim.body_store
+        st.contact_keys = np.asarray(state["prev_keys"], np.int64).copy()
+        st.contact_impulses = np.asarray(state["prev_j"], float).reshape(-1, 3).copy()
+        st.contact_dt = np.array(float(state["prev_h"]))
 
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap
@@ -93,6 +94,7 @@ class IntegrateBodies(System):
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
             self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
             self.inv_mass_eff = np.zeros(cap); self.touching = np.zeros(cap, np.bool_)
+            self.push_v = np.zeros((cap, 3)); self.push_w = np.zeros((cap, 3))
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -106,7 +108,7 @@ class IntegrateBodies(System):
         bed = water.bed
         bed_max = float(bed.max())
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        pt_start, pts, ppt_start, ppts, prim_start, prims = st.packed()
+        pt_start, pts, ppt_start, ppts, prim_start, prims, pt_rad, with_pts = st.packed()
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, st.alive, st.vel, st.angvel, st.radius, dt) + sim.gravity * dt * dt
         subs = min(MAX_SUBSTEPS, max(1, math.ceil(travel / MAX_SUBSTEP_TRAVEL)))
@@ -119,16 +121,19 @@ class IntegrateBodies(System):
             contacts.begin_substep(n, st.alive, st.sleep, float(self.sleep_after), self.awake, st.quat,
                                    st.inv_inertia, self.rot, self.inv_iw, st.vel, st.angvel, st.force, st.torque,
                                    st.inv_mass, st.inertia, sim.gravity, h, self.vel0, self.angvel0,
-                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi)
+                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi,
+                                   self.push_v, self.push_w)
             nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                              prim_start, prims)
+                              prim_start, prims, pt_rad, with_pts)
             total_contacts += nc
             if nc:
-                warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
-                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
-                               self.inv_mass_eff, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
-                               BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.prev_keys, self.prev_j, warm,
-                               self.jn, self.jt, self.vn0, self.toi, self.rows)
+                prev_h = float(st.contact_dt)
+                warm = WARM_START * h / prev_h if prev_h > 0.0 else 0.0
+                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel,
+                                    st.angvel, self.vel0, self.angvel0, self.inv_mass_eff, self.inv_iw,
+                                    st.restitution, st.friction, h, ITERATIONS, BOUNCE_SPEED, BETA, PENETRATION_SLOP,
+                                    MAX_PUSH, st.contact_keys, st.contact_impulses, warm, self.jn, self.jt, self.vn0,
+                                    self.toi, self.push_v, self.push_w, self.rows)
                 rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
                                   sim.gravity * h + 2.0 * SLEEP_SPEED)
                 m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
@@ -142,7 +147,7 @@ class IntegrateBodies(System):
                                                  self.vel_pre, st.quat, st.angvel, st.inertia, st.inv_inertia,
                                                  self.toi, h, self.touching, st.alive, st.radius, st.inv_mass,
                                                  st.friction, st.force, sim.gravity, st.sleep, SLEEP_SPEED,
-                                                 float(self.sleep_after))
+                                                 float(self.sleep_after), self.push_v, self.push_w, size_x, size_z)
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts
@@ -160,12 +165,13 @@ class IntegrateBodies(System):
         self._mem_turn ^= 1
         keys, j = self._mem_keys[self._mem_turn], self._mem_j[self._mem_turn]
         contacts.remember(nc, self.ck, self.jn, self.jt, keys, j)
-        self.prev_keys = keys[:nc]
-        self.prev_j = j[:nc]
-        self.prev_h = h
+        st = self.sim.body_store
+        st.contact_keys = keys[:nc]
+        st.contact_impulses = j[:nc]
+        st.contact_dt = np.array(h)
 
     def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                prim_start, prims) -> int:
+                prim_start, prims, pt_rad, with_pts) -> int:
         while True:
             npairs = contacts.broad_phase(n, st.alive, self.awake, st.pos, st.radius, self.margin, st.group,
                                           self.pa, self.pb, self.active)
@@ -174,11 +180,11 @@ class IntegrateBodies(System):
                 self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
                 continue
             nc = contacts.detect_static(n, self.awake, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                        pt_start, pts, bed, bed_max, dx, size_x, size_z,
+                                        pt_start, pts, pt_rad, bed, bed_max, dx, size_x, size_z,
                                         self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, 0)
             if npairs:
                 nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                           ppt_start, ppts, prim_start, prims,
+                                           ppt_start, ppts, prim_start, prims, with_pts,
                                            self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, nc)
             if nc > self._contact_cap:
                 self._alloc_contacts(2 * nc)
