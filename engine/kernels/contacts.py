@@ -501,7 +501,9 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 _row_push(row, 0, jn[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 16, jt1[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 32, jt2[c], a, b, vel, angvel, inv_mass)
-    for _ in range(iterations):
+    for sweep in range(MORE_SWEEPS * iterations):
+        change = 0.0
+        scale = 0.0
         for c in range(nc):
             a, b = ca[c], cb[c]
             row = S[c]
@@ -526,6 +528,8 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 new = 0.0
             dj = new - jn[c]
             jn[c] = new
+            change = max(change, abs(dj))
+            scale = max(scale, new)
             if dj != 0.0:
                 m = ima * dj
                 va0 += m * row[0]; wa0 += dj * row[9]
@@ -575,6 +579,8 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
             if pair:
                 vel[b, 0] = vb0; vel[b, 1] = vb1; vel[b, 2] = vb2
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
+        if sweep + 1 >= iterations and change <= SETTLED * scale:
+            break
     _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2)
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
     # held (resting or speculative contact, a force through the step), which outranks a bounce
@@ -592,7 +598,7 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
     # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
     for c in range(nc):
         S[c, 50] = 0.0                     # friction no longer needed: the accumulated push impulse
-    for _ in range(iterations):
+    for _ in range(PUSH_SWEEPS * iterations):
         for c in range(nc):
             row = S[c]
             if row[51] > 0.0:
@@ -605,6 +611,9 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                     _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
 
 
+MORE_SWEEPS = 4      # after `iterations` sweeps, sweep on (to this many times `iterations`) ...
+SETTLED = 1e-3       # ... until no normal impulse changes by more than this fraction of the largest
+PUSH_SWEEPS = 3      # split-impulse sweeps per velocity sweep (normal rows of penetrating contacts only)
 BOUNCE_SWEEPS = 64    # at most this many extra sweeps over the contacts that bounce this substep
 
 

@@ -15,7 +15,8 @@ Box2D / Bullet's btBoxBoxDetector): with L a candidate axis and T = c_B - c_A,
     s(L) = |T . L| - sum_k hA_k |A_k . L| - sum_k hB_k |B_k . L|
 
 is the gap along L; the axis of largest s wins, a face axis preferred unless an edge axis beats
-it by a tolerance (keeps the manifold, and its feature ids, steady in a stack). Face axis: the
+it by a tolerance (keeps the manifold, and its feature ids, steady in a stack; for parallel faces
+an edge pair's axis can equal a face normal, and must not win). Face axis: the
 incident face of the other box (its face most anti-parallel to the reference normal) is clipped
 against the four side planes of the reference face (Sutherland-Hodgman); each surviving point is a
 contact with d its height above the reference face. Edge axis: one contact at the closest points
@@ -32,8 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FACE_REL_TOL = 0.95     # an axis replaces the current best only if s > 0.95 s_best + FACE_ABS_TOL
-FACE_ABS_TOL = 0.0005   # m
+FACE_REL_TOL = 0.05     # an axis replaces the preferred one only if s > s_best + FACE_ABS_TOL + 0.05 |s_best|
+FACE_ABS_TOL = 0.0005   # m (preferred: a face of A over a face of B over an edge pair)
+CLIP_TOL = 0.001        # m: an incident corner this close outside a side plane is kept as is (faces
+                        # of equal size stacked flush keep their corners, and their feature ids)
 EDGE_IDS = 2880         # face-case feature ids are below this: ((side * 6 + ref face) * 6 + inc face) * 40 + point
 
 
@@ -91,9 +94,9 @@ def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f):
             if s > best_e:
                 best_e = s; ei = i; ej = j
     face = max(best_a, best_b)
-    if ei >= 0 and best_e > FACE_REL_TOL * face + FACE_ABS_TOL:
+    if ei >= 0 and best_e > face + FACE_ABS_TOL + FACE_REL_TOL * abs(face):
         return _edge_contact(ca, A, ha, cb, B, hb, ei, ej, best_e, T0, T1, T2, out_p, out_n, out_d, out_f)
-    if best_b > FACE_REL_TOL * best_a + FACE_ABS_TOL:
+    if best_b > best_a + FACE_ABS_TOL + FACE_REL_TOL * abs(best_a):
         # reference face on B; its normal (from B towards A) is the contact normal
         return _face_contact(cb, B, hb, ca, A, ha, ib, -T0, -T1, -T2, 1, margin, 1.0, out_p, out_n, out_d, out_f)
     return _face_contact(ca, A, ha, cb, B, hb, ia, T0, T1, T2, 0, margin, -1.0, out_p, out_n, out_d, out_f)
@@ -174,19 +177,19 @@ def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_
                        + (poly[v, 2] - cr[2]) * R[ax, 2]) - lim
             dw = sg * ((poly[w, 0] - cr[0]) * R[ax, 0] + (poly[w, 1] - cr[1]) * R[ax, 1]
                        + (poly[w, 2] - cr[2]) * R[ax, 2]) - lim
-            if dv <= 0.0 and dw <= 0.0:
+            if dv <= CLIP_TOL and dw <= CLIP_TOL:
                 for c in range(3):
                     tmp[out, c] = poly[w, c]
                 tid[out] = pid[w]; tline[out] = pline[w]
                 out += 1
-            elif dv <= 0.0 or dw <= 0.0:
-                f = dv / (dv - dw)
+            elif dv <= CLIP_TOL or dw <= CLIP_TOL:
+                f = (dv - CLIP_TOL) / (dv - dw)
                 for c in range(3):
                     tmp[out, c] = poly[v, c] + f * (poly[w, c] - poly[v, c])
                 tid[out] = 4 + 4 * pline[v] + plane     # crossing of segment line and clip plane
-                tline[out] = pline[v] if dv > 0.0 else 4 + plane
+                tline[out] = pline[v] if dv > CLIP_TOL else 4 + plane
                 out += 1
-                if dv > 0.0:       # entering: the inside end follows
+                if dv > CLIP_TOL:  # entering: the inside end follows
                     for c in range(3):
                         tmp[out, c] = poly[w, c]
                     tid[out] = pid[w]; tline[out] = pline[w]

@@ -12,15 +12,15 @@ from engine.kernels import contacts, rigid
 from engine.systems.base import System
 
 SLOP = 0.002            # m: contact search distance beyond a body's motion this step
-PENETRATION_SLOP = 0.002  # m: penetration left alone (no push-out bias), keeps resting contact still
-BETA = 0.1              # fraction of deeper penetration removed per step
+PENETRATION_SLOP = 0.0005  # m: penetration left alone by the split-impulse push-out
+BETA = 0.2              # fraction of deeper penetration removed per step (split impulses: no energy added)
 MAX_PUSH = 1.0          # m/s: cap on the push-out velocity
 BOUNCE_SPEED = 0.25     # m/s: slower approaches do not bounce (restitution 0): no micro-bounces at rest
 IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting, not impacts
 KEEP_STATIC = 8         # contacts kept per body against the pool (deepest + farthest-spread)
 KEEP_PAIR = 6           # contacts kept per touching pair of bodies
 KEEP_BAND = 0.003       # m: ... chosen among those within this distance of the deepest
-ITERATIONS = 6          # sequential-impulse sweeps per (sub)step
+ITERATIONS = 8          # sequential-impulse sweeps per (sub)step (more, to 4x, until the impulses settle)
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
 SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
 SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
