@@ -322,6 +322,7 @@ def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, p
     cB = np.empty(3); B = np.empty((3, 3)); hB = np.empty(3)
     op = np.empty((8, 3)); on = np.empty((8, 3)); on1 = np.empty(3); od = np.empty(8)
     of = np.empty(8, np.int64)
+    W = np.empty((22, 3)); Wi = np.empty(32, np.int64)
     for s in range(npairs):
         a, b = pa[s], pb[s]
         m = margin[a] + margin[b]
@@ -332,7 +333,7 @@ def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, p
             for r in range(prim_start[mb], prim_start[mb + 1]):
                 kb = _prim_world(prims[r], b, pos, Rb, cB, B, hB)
                 if ka == BOX and kb == BOX:
-                    nk = narrow.box_box(cA, A, hA, cB, B, hB, m, op, on1, od, of)
+                    nk = narrow.box_box(cA, A, hA, cB, B, hB, m, op, on1, od, of, W, Wi)
                     for t in range(nk):
                         on[t, 0] = on1[0]; on[t, 1] = on1[1]; on[t, 2] = on1[2]
                 elif ka == CAPSULE and kb == BOX:
@@ -369,11 +370,12 @@ ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, W
 
 @njit(cache=True)
 def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution, friction,
-          dt, iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi,
+          dt, sweeps, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi,
           push_v, push_w):
-    """solve_rows with a fresh scratch array (see solve_rows)."""
+    """solve_rows with a fresh scratch array (see solve_rows); sweeps = (iterations, max_iterations,
+    push_iterations, bounce_iterations) as int64, settled = 1e-3."""
     return solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
-                      friction, dt, iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn,
+                      friction, dt, sweeps, 1e-3, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn,
                       jt, vn0, toi, push_v, push_w, np.empty((max(nc, 1), ROW)))
 
 
@@ -396,11 +398,17 @@ def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
 
 @njit(cache=True)
 def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
-               friction, dt, iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0,
-               toi, push_v, push_w, S):
+               friction, dt, sweeps, settled, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt,
+               vn0, toi, push_v, push_w, S):
     """Resolve all contacts by sequential impulses (see the module docstring); writes the
     accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
     toi per body (-1: untouched; else the time into the step of its first impulse, s).
+
+    sweeps = (iterations, max_iterations, push_iterations, bounce_iterations): at least
+    `iterations` sweeps over all contacts, more (to max_iterations) until no normal impulse
+    changes in a sweep by more than `settled` times the largest (a stack converges); then up to
+    bounce_iterations sweeps over the contacts that bounce (_settle_bounces); push_iterations
+    split-impulse sweeps.
 
     vel0/angvel0: velocities before this step's kick (gravity, forces), so that the relative
     normal acceleration a = (v_n - v_n,pre) / dt is known. Time of impact of a gap d > 0:
@@ -474,6 +482,10 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
             if 0.0 <= tau <= dt and vi < -bounce_speed:
                 row[49] = tau
                 row[48] = -e * vi + acc * (dt - tau)
+            elif 0.0 <= tau <= dt:
+                # a slow landing: rigid.drift moves the body by dt (v_n,pre + v_n) / 2, which for
+                # v_n = -2 d / dt - v_n,pre puts it on the surface (|v_n| <= |v_n,pre|: no energy)
+                row[48] = -2.0 * d / dt - vnp
             else:
                 row[48] = -d / dt          # speculative: may close the gap, never cross it
         elif vnp < -bounce_speed:
@@ -501,7 +513,8 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 _row_push(row, 0, jn[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 16, jt1[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 32, jt2[c], a, b, vel, angvel, inv_mass)
-    for sweep in range(MORE_SWEEPS * iterations):
+    iterations = sweeps[0]
+    for sweep in range(max(sweeps[1], iterations)):
         change = 0.0
         scale = 0.0
         for c in range(nc):
@@ -579,9 +592,9 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
             if pair:
                 vel[b, 0] = vb0; vel[b, 1] = vb1; vel[b, 2] = vb2
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
-        if sweep + 1 >= iterations and change <= SETTLED * scale:
+        if sweep + 1 >= iterations and change <= settled * scale:
             break
-    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2)
+    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, sweeps[3])
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
     # held (resting or speculative contact, a force through the step), which outranks a bounce
     for c in range(nc):
@@ -598,7 +611,7 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
     # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
     for c in range(nc):
         S[c, 50] = 0.0                     # friction no longer needed: the accumulated push impulse
-    for _ in range(PUSH_SWEEPS * iterations):
+    for _ in range(sweeps[2]):
         for c in range(nc):
             row = S[c]
             if row[51] > 0.0:
@@ -611,16 +624,10 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                     _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
 
 
-MORE_SWEEPS = 4      # after `iterations` sweeps, sweep on (to this many times `iterations`) ...
-SETTLED = 1e-3       # ... until no normal impulse changes by more than this fraction of the largest
-PUSH_SWEEPS = 3      # split-impulse sweeps per velocity sweep (normal rows of penetrating contacts only)
-BOUNCE_SWEEPS = 64    # at most this many extra sweeps over the contacts that bounce this substep
-
-
 @njit(cache=True)
-def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2):
+def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
     """Sweep on over the contacts that bounce this substep (S[c, 49] >= 0, usually a handful) until
-    their impulses settle (a sweep changes none by more than 1e-9 of the largest) or BOUNCE_SWEEPS.
+    their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most` sweeps.
     Sequential impulses converge slowly where a face lands flat (four corners, three degrees of
     freedom): stopped early they leave the body spinning, and its rebound uneven."""
     bl = np.empty(nc, np.int64)
@@ -631,7 +638,7 @@ def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2):
             nb += 1
     if nb < 2:
         return
-    for _ in range(BOUNCE_SWEEPS):
+    for _ in range(most):
         change = 0.0
         scale = 0.0
         for t in range(nb):

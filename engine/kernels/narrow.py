@@ -46,13 +46,14 @@ def _dot(a, b):
 
 
 @njit(cache=True)
-def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f):
+def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f, W, Wi):
     """Contact manifold of boxes (ca, A, ha) and (cb, B, hb); up to 8 contacts, normal from B to A.
-    out_p (8, 3), out_n (3,), out_d (8,), out_f (8,) int64. Returns the count."""
+    out_p (8, 3), out_n (3,), out_d (8,), out_f (8,) int64. W (22, 3) and Wi (32,) int64: scratch
+    (no allocation per pair). Returns the count."""
     T0 = cb[0] - ca[0]; T1 = cb[1] - ca[1]; T2 = cb[2] - ca[2]
     # AB[i, j] = A_i . B_j
-    AB = np.empty((3, 3))
-    aAB = np.empty((3, 3))
+    AB = W[0:3]
+    aAB = W[3:6]
     for i in range(3):
         for j in range(3):
             AB[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
@@ -74,21 +75,20 @@ def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f):
         if s > best_b:
             best_b = s; ib = j
     best_e = -1e300; ei = -1; ej = -1
-    L = np.empty(3)
     for i in range(3):
         for j in range(3):
-            L[0] = A[i, 1] * B[j, 2] - A[i, 2] * B[j, 1]
-            L[1] = A[i, 2] * B[j, 0] - A[i, 0] * B[j, 2]
-            L[2] = A[i, 0] * B[j, 1] - A[i, 1] * B[j, 0]
-            ln = np.sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2])
+            L0 = A[i, 1] * B[j, 2] - A[i, 2] * B[j, 1]
+            L1 = A[i, 2] * B[j, 0] - A[i, 0] * B[j, 2]
+            L2 = A[i, 0] * B[j, 1] - A[i, 1] * B[j, 0]
+            ln = np.sqrt(L0 * L0 + L1 * L1 + L2 * L2)
             if ln < 1e-6:
                 continue                      # parallel edges: the face axes cover it
-            L[0] /= ln; L[1] /= ln; L[2] /= ln
+            L0 /= ln; L1 /= ln; L2 /= ln
             ra = 0.0; rb = 0.0
             for k in range(3):
-                ra += ha[k] * abs(A[k, 0] * L[0] + A[k, 1] * L[1] + A[k, 2] * L[2])
-                rb += hb[k] * abs(B[k, 0] * L[0] + B[k, 1] * L[1] + B[k, 2] * L[2])
-            s = abs(T0 * L[0] + T1 * L[1] + T2 * L[2]) - ra - rb
+                ra += ha[k] * abs(A[k, 0] * L0 + A[k, 1] * L1 + A[k, 2] * L2)
+                rb += hb[k] * abs(B[k, 0] * L0 + B[k, 1] * L1 + B[k, 2] * L2)
+            s = abs(T0 * L0 + T1 * L1 + T2 * L2) - ra - rb
             if s > margin:
                 return 0
             if s > best_e:
@@ -98,8 +98,9 @@ def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f):
         return _edge_contact(ca, A, ha, cb, B, hb, ei, ej, best_e, T0, T1, T2, out_p, out_n, out_d, out_f)
     if best_b > best_a + FACE_ABS_TOL + FACE_REL_TOL * abs(best_a):
         # reference face on B; its normal (from B towards A) is the contact normal
-        return _face_contact(cb, B, hb, ca, A, ha, ib, -T0, -T1, -T2, 1, margin, 1.0, out_p, out_n, out_d, out_f)
-    return _face_contact(ca, A, ha, cb, B, hb, ia, T0, T1, T2, 0, margin, -1.0, out_p, out_n, out_d, out_f)
+        return _face_contact(cb, B, hb, ca, A, ha, ib, -T0, -T1, -T2, 1, margin, 1.0, out_p, out_n, out_d, out_f,
+                             W, Wi)
+    return _face_contact(ca, A, ha, cb, B, hb, ia, T0, T1, T2, 0, margin, -1.0, out_p, out_n, out_d, out_f, W, Wi)
 
 
 @njit(cache=True)
@@ -112,21 +113,18 @@ def _edge_contact(ca, A, ha, cb, B, hb, i, j, sep, T0, T1, T2, out_p, out_n, out
     L0 /= ln; L1 /= ln; L2 /= ln
     if T0 * L0 + T1 * L1 + T2 * L2 < 0.0:
         L0 = -L0; L1 = -L1; L2 = -L2
-    pa = np.empty(3); pb = np.empty(3)
-    for c in range(3):
-        pa[c] = ca[c]; pb[c] = cb[c]
+    pa0, pa1, pa2 = ca[0], ca[1], ca[2]
+    pb0, pb1, pb2 = cb[0], cb[1], cb[2]
     for k in range(3):
         if k != i:     # A's supporting edge: the corner of A farthest along +L, free along A_i
-            sg = 1.0 if A[k, 0] * L0 + A[k, 1] * L1 + A[k, 2] * L2 > 0.0 else -1.0
-            for c in range(3):
-                pa[c] += sg * ha[k] * A[k, c]
+            sg = ha[k] if A[k, 0] * L0 + A[k, 1] * L1 + A[k, 2] * L2 > 0.0 else -ha[k]
+            pa0 += sg * A[k, 0]; pa1 += sg * A[k, 1]; pa2 += sg * A[k, 2]
         if k != j:     # B's: farthest along -L, free along B_j
-            sg = -1.0 if B[k, 0] * L0 + B[k, 1] * L1 + B[k, 2] * L2 > 0.0 else 1.0
-            for c in range(3):
-                pb[c] += sg * hb[k] * B[k, c]
+            sg = -hb[k] if B[k, 0] * L0 + B[k, 1] * L1 + B[k, 2] * L2 > 0.0 else hb[k]
+            pb0 += sg * B[k, 0]; pb1 += sg * B[k, 1]; pb2 += sg * B[k, 2]
     # closest points of the lines pa + s A_i and pb + t B_j (unit directions)
     bb = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
-    r0 = pa[0] - pb[0]; r1 = pa[1] - pb[1]; r2 = pa[2] - pb[2]
+    r0 = pa0 - pb0; r1 = pa1 - pb1; r2 = pa2 - pb2
     cc = A[i, 0] * r0 + A[i, 1] * r1 + A[i, 2] * r2
     ff = B[j, 0] * r0 + B[j, 1] * r1 + B[j, 2] * r2
     den = 1.0 - bb * bb
@@ -134,8 +132,9 @@ def _edge_contact(ca, A, ha, cb, B, hb, i, j, sep, T0, T1, T2, out_p, out_n, out
     t = (ff - bb * cc) / den if den > 1e-12 else 0.0
     s = min(max(s, -ha[i]), ha[i])
     t = min(max(t, -hb[j]), hb[j])
-    for c in range(3):
-        out_p[0, c] = 0.5 * (pa[c] + s * A[i, c] + pb[c] + t * B[j, c])
+    out_p[0, 0] = 0.5 * (pa0 + s * A[i, 0] + pb0 + t * B[j, 0])
+    out_p[0, 1] = 0.5 * (pa1 + s * A[i, 1] + pb1 + t * B[j, 1])
+    out_p[0, 2] = 0.5 * (pa2 + s * A[i, 2] + pb2 + t * B[j, 2])
     out_n[0] = -L0; out_n[1] = -L1; out_n[2] = -L2
     out_d[0] = sep
     out_f[0] = EDGE_IDS + 3 * i + j
@@ -143,7 +142,7 @@ def _edge_contact(ca, A, ha, cb, B, hb, i, j, sep, T0, T1, T2, out_p, out_n, out
 
 
 @njit(cache=True)
-def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_p, out_n, out_d, out_f):
+def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_p, out_n, out_d, out_f, W, Wi):
     """Manifold with reference face k of box R (towards box I; T = c_I - c_R) and I's incident face.
     nsign: +1 stores the reference normal itself as the contact normal, -1 its opposite."""
     sk = 1.0 if T0 * R[k, 0] + T1 * R[k, 1] + T2 * R[k, 2] > 0.0 else -1.0
@@ -156,12 +155,13 @@ def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_
             best = a; m = j
     sm = -1.0 if I[m, 0] * nf0 + I[m, 1] * nf1 + I[m, 2] * nf2 > 0.0 else 1.0
     m1 = (m + 1) % 3; m2 = (m + 2) % 3
-    poly = np.empty((8, 3)); pid = np.empty(8, np.int64); pline = np.empty(8, np.int64)
-    tmp = np.empty((8, 3)); tid = np.empty(8, np.int64); tline = np.empty(8, np.int64)
-    su = (1.0, -1.0, -1.0, 1.0); sv = (1.0, 1.0, -1.0, -1.0)
+    poly = W[6:14]; tmp = W[14:22]
+    pid = Wi[0:8]; pline = Wi[8:16]; tid = Wi[16:24]; tline = Wi[24:32]
     for v in range(4):
+        su = 1.0 if v == 0 or v == 3 else -1.0
+        sv = 1.0 if v < 2 else -1.0
         for c in range(3):
-            poly[v, c] = ci[c] + sm * hi[m] * I[m, c] + su[v] * hi[m1] * I[m1, c] + sv[v] * hi[m2] * I[m2, c]
+            poly[v, c] = ci[c] + sm * hi[m] * I[m, c] + su * hi[m1] * I[m1, c] + sv * hi[m2] * I[m2, c]
         pid[v] = v          # incident corner v
         pline[v] = v        # the segment v -> v + 1 lies on incident edge v
     cnt = 4
@@ -224,27 +224,28 @@ def sphere_box(c0, c1, c2, r, cb, B, hb):
     """Separation of a sphere (centre, radius r) from box (cb, B, hb), the normal from the box to the
     sphere and the contact point (midway between the surfaces)."""
     q0 = c0 - cb[0]; q1 = c1 - cb[1]; q2 = c2 - cb[2]
-    u = np.empty(3); o = np.empty(3)
-    for k in range(3):
-        u[k] = q0 * B[k, 0] + q1 * B[k, 1] + q2 * B[k, 2]
-        o[k] = u[k] - min(max(u[k], -hb[k]), hb[k])
-    dist = np.sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2])
+    u0 = q0 * B[0, 0] + q1 * B[0, 1] + q2 * B[0, 2]
+    u1 = q0 * B[1, 0] + q1 * B[1, 1] + q2 * B[1, 2]
+    u2 = q0 * B[2, 0] + q1 * B[2, 1] + q2 * B[2, 2]
+    o0 = u0 - min(max(u0, -hb[0]), hb[0])
+    o1 = u1 - min(max(u1, -hb[1]), hb[1])
+    o2 = u2 - min(max(u2, -hb[2]), hb[2])
+    dist = np.sqrt(o0 * o0 + o1 * o1 + o2 * o2)
     if dist > 1e-12:
         d = dist - r
-        for k in range(3):
-            o[k] /= dist
+        o0 /= dist; o1 /= dist; o2 /= dist
     else:                 # centre inside: the nearest face
-        best = 1e300; kk = 0
-        for k in range(3):
-            g = hb[k] - abs(u[k])
-            if g < best:
-                best = g; kk = k
-        d = -best - r
-        o[0] = 0.0; o[1] = 0.0; o[2] = 0.0
-        o[kk] = 1.0 if u[kk] >= 0.0 else -1.0
-    n0 = o[0] * B[0, 0] + o[1] * B[1, 0] + o[2] * B[2, 0]
-    n1 = o[0] * B[0, 1] + o[1] * B[1, 1] + o[2] * B[2, 1]
-    n2 = o[0] * B[0, 2] + o[1] * B[1, 2] + o[2] * B[2, 2]
+        g0 = hb[0] - abs(u0); g1 = hb[1] - abs(u1); g2 = hb[2] - abs(u2)
+        o0 = 0.0; o1 = 0.0; o2 = 0.0
+        if g0 <= g1 and g0 <= g2:
+            d = -g0 - r; o0 = 1.0 if u0 >= 0.0 else -1.0
+        elif g1 <= g2:
+            d = -g1 - r; o1 = 1.0 if u1 >= 0.0 else -1.0
+        else:
+            d = -g2 - r; o2 = 1.0 if u2 >= 0.0 else -1.0
+    n0 = o0 * B[0, 0] + o1 * B[1, 0] + o2 * B[2, 0]
+    n1 = o0 * B[0, 1] + o1 * B[1, 1] + o2 * B[2, 1]
+    n2 = o0 * B[0, 2] + o1 * B[1, 2] + o2 * B[2, 2]
     s = r + 0.5 * d
     return d, n0, n1, n2, c0 - s * n0, c1 - s * n1, c2 - s * n2
 
@@ -257,11 +258,9 @@ def capsule_box(p0, p1, r, cb, B, hb, margin, flip, out_p, out_n, out_d, out_f):
     e0 = p1[0] - p0[0]; e1 = p1[1] - p0[1]; e2 = p1[2] - p0[2]
     ee = e0 * e0 + e1 * e1 + e2 * e2
     count = 0
-    ts = np.empty(3)
     nt = 1
-    ts[0] = 0.0
+    tm = 0.5
     if ee > 1e-18:
-        ts[1] = 1.0
         nt = 2
         # segment point nearest the box: alternate projections (box clamp, segment projection)
         t = 0.5
@@ -274,10 +273,10 @@ def capsule_box(p0, p1, r, cb, B, hb, margin, flip, out_p, out_n, out_d, out_f):
             t = ((y0 + cb[0] - p0[0]) * e0 + (y1 + cb[1] - p0[1]) * e1 + (y2 + cb[2] - p0[2]) * e2) / ee
             t = min(max(t, 0.0), 1.0)
         if 0.02 < t < 0.98:
-            ts[2] = t
+            tm = t
             nt = 3
     for s in range(nt):
-        t = ts[s]
+        t = 0.0 if s == 0 else (1.0 if s == 1 else tm)
         d, n0, n1, n2, x0, x1, x2 = sphere_box(p0[0] + t * e0, p0[1] + t * e1, p0[2] + t * e2, r, cb, B, hb)
         if d < margin:
             out_p[count, 0] = x0; out_p[count, 1] = x1; out_p[count, 2] = x2

@@ -157,10 +157,11 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
     """Move every body over dt with its new velocities (velocity Verlet, see the module docstring).
 
     With a = (v_pre - v0) / dt the step's acceleration (v0 before the kick, v_pre after it):
-    toi[i] = -1, no contact impulse: x += dt (v0 + v) / 2.  toi[i] = tau >= 0, an impulsive bounce
-    tau into the step: x += tau (v0 + a tau / 2) + (dt - tau) (v - a (dt - tau) / 2) (exact for
-    piecewise-constant acceleration).  toi[i] = -2, held by a contact force through the step:
-    x += dt v.  Orientation: midpoint rotation at constant L.  Then the split-impulse
+    toi[i] < 0, no impulsive bounce (free, or held by contact forces through the step, which the
+    contact solver's targets assume): x += dt (v0 + v) / 2, exact for a constant force (a box
+    sliding to a stop under friction).  toi[i] = tau >= 0, an impulsive bounce tau into the step:
+    x += tau (v0 + a tau / 2) + (dt - tau) (v - a (dt - tau) / 2) (exact for piecewise-constant
+    acceleration).  Orientation: midpoint rotation at constant L.  Then the split-impulse
     pseudo-velocities of bodies with contacts move them, x += dt push_v, q = rot(push_w dt) q, and
     are forgotten (they never enter vel or angvel).
     """
@@ -170,12 +171,9 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
         if not awake[i]:
             continue
         t = toi[i]
-        if t == -1.0:
+        if t < 0.0:
             for k in range(3):
                 pos[i, k] += 0.5 * dt * (vel0[i, k] + vel[i, k])
-        elif t < 0.0:
-            for k in range(3):
-                pos[i, k] += dt * vel[i, k]
         else:
             s = dt - t
             for k in range(3):

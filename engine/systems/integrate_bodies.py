@@ -20,7 +20,11 @@ IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting
 KEEP_STATIC = 8         # contacts kept per body against the pool (deepest + farthest-spread)
 KEEP_PAIR = 6           # contacts kept per touching pair of bodies
 KEEP_BAND = 0.003       # m: ... chosen among those within this distance of the deepest
-ITERATIONS = 8          # sequential-impulse sweeps per (sub)step (more, to 4x, until the impulses settle)
+ITERATIONS = 8          # sequential-impulse sweeps per (sub)step, at least ...
+MAX_ITERATIONS = 24     # ... and at most, sweeping on until no normal impulse changes by more than
+SETTLED = 1e-3          # ... this fraction of the largest in a sweep (a fresh stack converges)
+PUSH_ITERATIONS = 16    # split-impulse sweeps (normal rows of penetrating contacts only)
+BOUNCE_ITERATIONS = 16  # at most, over the contacts that bounce (a face landing flat: no false spin)
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
 SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
 SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
@@ -61,6 +65,7 @@ class IntegrateBodies(System):
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
         self._mem_turn = 0
         self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
+        self.sweeps = np.array([ITERATIONS, MAX_ITERATIONS, PUSH_ITERATIONS, BOUNCE_ITERATIONS], np.int64)
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep to replay exactly: the warm-start memory (it lives in the
@@ -131,7 +136,8 @@ class IntegrateBodies(System):
                 warm = WARM_START * h / prev_h if prev_h > 0.0 else 0.0
                 contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel,
                                     st.angvel, self.vel0, self.angvel0, self.inv_mass_eff, self.inv_iw,
-                                    st.restitution, st.friction, h, ITERATIONS, BOUNCE_SPEED, BETA, PENETRATION_SLOP,
+                                    st.restitution, st.friction, h, self.sweeps, SETTLED, BOUNCE_SPEED, BETA,
+                                    PENETRATION_SLOP,
                                     MAX_PUSH, st.contact_keys, st.contact_impulses, warm, self.jn, self.jt, self.vn0,
                                     self.toi, self.push_v, self.push_w, self.rows)
                 rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
