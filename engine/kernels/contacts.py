@@ -102,34 +102,35 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
         mid = model_id[i]
         rad = pt_rad[mid]
         k0 = pt_start[mid]
-        for k in range(k0, pt_start[mid + 1]):
-            for c in range(3):
-                p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-            if floor:
-                h, gx, gz = bed_height(bed, dx, p[0], p[2])
-                inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
-                d = (p[1] - h) * inv - rad
+        # one feature at a time (floor, then each near wall), so that each is its own run of
+        # contacts for reduce_runs: a fast body's contacts with a second wall are never thinned
+        # away in favour of the first's
+        for feat in range(5):
+            if not (floor if feat == 0 else (wx0 if feat == 1 else (wx1 if feat == 2 else (wz0 if feat == 3 else wz1)))):
+                continue
+            for k in range(k0, pt_start[mid + 1]):
+                for c in range(3):
+                    p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
+                key = contact_key(i, -1, k - k0, feat)
+                if feat == 0:
+                    h, gx, gz = bed_height(bed, dx, p[0], p[2])
+                    inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
+                    d = (p[1] - h) * inv - rad
+                    if d < m:
+                        q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
+                        count = _push(count, cap, i, -1, q, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd, key, ck)
+                    continue
+                q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
+                if feat == 1:
+                    d = p[0] - rad; q[0] -= rad; n0 = 1.0; n2 = 0.0
+                elif feat == 2:
+                    d = size_x - p[0] - rad; q[0] += rad; n0 = -1.0; n2 = 0.0
+                elif feat == 3:
+                    d = p[2] - rad; q[2] -= rad; n0 = 0.0; n2 = 1.0
+                else:
+                    d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
                 if d < m:
-                    q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
-                    count = _push(count, cap, i, -1, q, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd,
-                                  contact_key(i, -1, k - k0, 0), ck)
-            q[1] = p[1]
-            if wx0 and p[0] - rad < m:
-                q[0] = p[0] - rad; q[2] = p[2]
-                count = _push(count, cap, i, -1, q, 1.0, 0.0, 0.0, p[0] - rad, ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 1), ck)
-            if wx1 and size_x - p[0] - rad < m:
-                q[0] = p[0] + rad; q[2] = p[2]
-                count = _push(count, cap, i, -1, q, -1.0, 0.0, 0.0, size_x - p[0] - rad, ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 2), ck)
-            if wz0 and p[2] - rad < m:
-                q[0] = p[0]; q[2] = p[2] - rad
-                count = _push(count, cap, i, -1, q, 0.0, 0.0, 1.0, p[2] - rad, ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 3), ck)
-            if wz1 and size_z - p[2] - rad < m:
-                q[0] = p[0]; q[2] = p[2] + rad
-                count = _push(count, cap, i, -1, q, 0.0, 0.0, -1.0, size_z - p[2] - rad, ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 4), ck)
+                    count = _push(count, cap, i, -1, q, n0, 0.0, n2, d, ca, cb, cp, cn, cd, key, ck)
     return count
 
 
@@ -724,9 +725,13 @@ def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out
 
 
 @njit(cache=True)
-def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band):
-    """Thin each (a, b) run of contacts to at most keep_static (b = -1) or keep_pair contacts,
+def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band, margin, fast):
+    """Thin each run of contacts (the same a, b and feature kind: the floor, one wall, a pair's
+    manifolds, a pair's points) to at most keep_static (b = -1) or keep_pair contacts,
     compacting the arrays in place; returns the new count.
+
+    A body whose speculative margin exceeds `fast` (m) keeps all its contacts with the pool: its
+    points far from the deepest may still reach the wall this step.
 
     Kept: (nearly) the deepest contact, then greedily, among contacts within `band` (m) of the
     deepest, the one farthest (in position, and in normal scaled by 5 cm) from those kept, so the
@@ -739,10 +744,13 @@ def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band):
     while c < nc:
         a, b = ca[c], cb[c]
         e = c
-        while e < nc and ca[e] == a and cb[e] == b:
+        kind = ck[c] & 7
+        while e < nc and ca[e] == a and cb[e] == b and ck[e] & 7 == kind:
             e += 1
         keep = keep_static if b < 0 else keep_pair
         m = e - c
+        if b < 0 and margin[a] > fast:
+            keep = m          # a fast body against the pool: every speculative contact counts
         if m <= keep:
             for s in range(c, e):
                 _move(s, out, ca, cb, cp, cn, cd, ck)
