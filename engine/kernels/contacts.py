@@ -1,25 +1,34 @@
 """Contacts: detection against the pool and between bodies, and a sequential-impulse solver.
 
 Serial numba kernels, so that a step replays bitwise. Geometry (all world frame, m):
-- A body's contact POINTS are a subset of its model's vertices (engine/bodies.py chooses them).
-- Static: each point against the bed height field (bilinear between cell centres, normal from its
-  gradient; a ledge one cell wide is seen as a steep ramp) and the four walls x = 0, x = size_x,
-  z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing can leave the pool.
+- Pool: a body's contact POINTS (its model's hull vertices, engine/bodies.py; a sphere model is
+  one point of radius r at its centre) against the bed height field (bilinear between cell
+  centres, normal from its gradient; a ledge one cell wide is seen as a steep ramp) and the four
+  walls x = 0, x = size_x, z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing
+  can leave the pool. Against a plane a convex hull's vertices are its exact supports.
 - Bodies: broad phase by sort and sweep along x of bounding spheres grown by each body's motion
-  this step; narrow phase tests the points of each body against the convex PRIMITIVES (capsules,
-  oriented boxes) of the other, both ways. Edge-edge contacts between boxes are not seen.
+  this step; narrow phase (engine/kernels/narrow.py) the contact manifold of every convex
+  PRIMITIVE of one body against every primitive of the other: box-box by the separating-axis
+  test with face clipping, capsule-box, capsule-capsule (spheres are capsules of zero length).
+  Shards and props collide as their oriented bounding box, spheres as spheres; a bottle (concave)
+  as its convex decomposition, two capsules (body and neck), plus its hull vertices against the
+  other's primitives (its flat base, which the capsules round off).
 Every candidate within a speculative margin d < (|v| + |w| r) dt + slop becomes a contact with
-separation d (negative: penetration) and normal n pointing from b to a (b = -1: static).
+separation d (negative: penetration) and normal n pointing from b to a (b = -1: static), and a
+key (bodies, feature) that persists while the same features touch: the solver starts from the
+impulses of the same key in the last substep (warm starting; the memory lives in the BodyStore).
 
 Solver (Catto's sequential impulses with accumulated clamping), per contact, relative velocity
 v_rel = (v_a + w_a x r_a) - (v_b + w_b x r_b), v_n = v_rel . n:
     j_n = -(v_n - v_target) / (1/m_a + 1/m_b + (r_a x n) I_a^-1 (r_a x n) + (r_b x n) I_b^-1 (r_b x n))
 (the 3D form of the seed's eq. 11), accumulated j_n >= 0, Coulomb friction |j_t| <= mu j_n.
-Targets: touching and approaching faster than `bounce_speed`: v_target = -e v_n0 (restitution);
-a gap d > 0 that this step's approach closes (d + v_n0 dt < 0, fast): the contact is treated as
-hit at time tau = d / -v_n0 (time of impact: the body moves to it with its old velocity, then on
-with the new one); a slower gap: v_target = -d / dt (speculative: approach but never cross, which
-is what stops tunnelling); penetration deeper than `slop`: push out at beta (-d - slop) / dt.
+Targets (a = the step's relative normal acceleration, gravity and forces): a gap d > 0 that the
+step closes at tau (d + v_pre tau + a tau^2 / 2 = 0) faster than `bounce_speed`: bounce,
+-e v_i + a (dt - tau) with v_i the impact speed; slower: land exactly on the surface; a gap the
+step cannot close: v_target = -d / dt (speculative: approach but never cross, which is what stops
+tunnelling); touching and approaching fast: -e v_pre + a dt; resting: 0. Penetration deeper than
+`slop` is removed by split impulses (pseudo-velocities that move the bodies and are forgotten):
+no push ever adds energy.
 """
 from __future__ import annotations
 

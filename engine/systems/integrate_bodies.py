@@ -41,8 +41,10 @@ class IntegrateBodies(System):
     other systems added into the store since the last step act over this whole step, then are
     cleared. Per (sub)step: kick (gravity, forces), detect contacts (engine/kernels/contacts.py),
     thin each pair's contacts to a few well-spread ones, solve them by sequential impulses warm
-    started from the last step's impulses (matched by contact key), then drift (Verlet position,
-    midpoint rotation). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
+    started from the last step's impulses (matched by contact key; the memory is the BodyStore's
+    contact_keys / contact_impulses / contact_dt), remove overlap by split impulses, then drift
+    (Verlet position, exact through a bounce's time of impact; midpoint rotation); no centre of
+    mass leaves the pool (rigid.keep_in_pool). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
     in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).
