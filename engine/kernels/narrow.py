@@ -36,7 +36,8 @@ from numba import njit
 FACE_REL_TOL = 0.05     # an axis replaces the preferred one only if s > s_best + FACE_ABS_TOL + 0.05 |s_best|
 FACE_ABS_TOL = 0.0005   # m (preferred: a face of A over a face of B over an edge pair)
 CLIP_TOL = 0.001        # m: an incident corner this close outside a side plane is kept as is (faces
-                        # of equal size stacked flush keep their corners, and their feature ids)
+                        # of equal size stacked flush keep their corners, and their feature ids);
+                        # crossings are cut at the true side planes
 EDGE_IDS = 2880         # face-case feature ids are below this: ((side * 6 + ref face) * 6 + inc face) * 40 + point
 
 
@@ -177,19 +178,24 @@ def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_
                        + (poly[v, 2] - cr[2]) * R[ax, 2]) - lim
             dw = sg * ((poly[w, 0] - cr[0]) * R[ax, 0] + (poly[w, 1] - cr[1]) * R[ax, 1]
                        + (poly[w, 2] - cr[2]) * R[ax, 2]) - lim
-            if dv <= CLIP_TOL and dw <= CLIP_TOL:
+            vin = dv <= CLIP_TOL
+            win = dw <= CLIP_TOL
+            if vin and win:
                 for c in range(3):
                     tmp[out, c] = poly[w, c]
                 tid[out] = pid[w]; tline[out] = pline[w]
                 out += 1
-            elif dv <= CLIP_TOL or dw <= CLIP_TOL:
-                f = (dv - CLIP_TOL) / (dv - dw)
-                for c in range(3):
-                    tmp[out, c] = poly[v, c] + f * (poly[w, c] - poly[v, c])
-                tid[out] = 4 + 4 * pline[v] + plane     # crossing of segment line and clip plane
-                tline[out] = pline[v] if dv > CLIP_TOL else 4 + plane
-                out += 1
-                if dv > CLIP_TOL:  # entering: the inside end follows
+            elif vin or win:
+                # the crossing of the true side plane, where the inside end is truly inside (an
+                # end within CLIP_TOL outside stands for it)
+                if (dv <= 0.0) if vin else (dw <= 0.0):
+                    f = dv / (dv - dw)
+                    for c in range(3):
+                        tmp[out, c] = poly[v, c] + f * (poly[w, c] - poly[v, c])
+                    tid[out] = 4 + 4 * pline[v] + plane     # crossing of segment line and clip plane
+                    tline[out] = 4 + plane if vin else pline[v]
+                    out += 1
+                if win:            # entering: the inside end follows
                     for c in range(3):
                         tmp[out, c] = poly[w, c]
                     tid[out] = pid[w]; tline[out] = pline[w]
