@@ -375,7 +375,8 @@ def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau, mu
+ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau,
+           # mu (then the accumulated split impulse), split-impulse target
 
 
 @njit(cache=True)
@@ -620,7 +621,7 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                         toi[i] = min(toi[i], tau)
     # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
     for c in range(nc):
-        S[c, 50] = 0.0                     # friction no longer needed: the accumulated push impulse
+        S[c, 50] = 0.0                     # friction is done with: slot 50 accumulates the push impulse
     for _ in range(sweeps[2]):
         for c in range(nc):
             row = S[c]

@@ -27,6 +27,10 @@ closest point of the box (clamped local coordinates), or, for a centre inside, t
 Capsule-capsule: closest points of the segments (Ericson, Real-Time Collision Detection 5.1.9),
 plus the end points against the other segment when the two lie parallel (a capsule resting along
 another needs two supports).
+
+numba's on-disk cache keys a kernel on its own file only: contacts.detect_pairs, which calls these,
+keeps its compiled copy of them until contacts.py changes. After editing this file, touch
+contacts.py (or clear engine/kernels/__pycache__).
 """
 from __future__ import annotations
 
