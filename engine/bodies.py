@@ -8,6 +8,9 @@ for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `f
 nothing by itself: set sleep[slot] = 0 to wake a body); `kind` (index into KINDS) and `model_id` (index into `models`); `group` >= 0 marks bodies that
 do not collide with each other (the fresh fragments of one bottle, for a moment).
 
+Contacts: `contact_keys`, `contact_impulses` (N s) and `contact_dt` (s) are the solver's memory
+of the last substep's contacts, which warm-starts the next (persistent contacts).
+
 Forces: other systems add into `force` and `torque` (N, N m, world frame, about the centre of
 mass) during a step; IntegrateBodies applies them at the start of the NEXT step (the coupling runs
 after it) and then clears them. So a force added in step n acts over step n + 1.
@@ -48,6 +51,12 @@ class BodyStore:
         self._model_keys: dict[tuple, int] = {}
         self._packed_count = -1
         self._packed: tuple = ()
+        # warm-start memory of the contact solver (IntegrateBodies), state a save must keep to
+        # replay exactly: the last substep's contact keys (sorted; kernels.contacts.contact_key),
+        # their accumulated impulses (normal, tangent 1, tangent 2; N s) and that substep's length
+        self.contact_keys = np.zeros(0, np.int64)
+        self.contact_impulses = np.zeros((0, 3))
+        self.contact_dt = np.zeros(())
         self._alloc(capacity)
 
     def _alloc(self, cap: int) -> None:
@@ -87,7 +96,7 @@ class BodyStore:
     def packed(self) -> tuple[NDArray, ...]:
         """Contact points and primitives of every model, packed for the kernels:
         (point_start (M+1,), points (P, 3), pair_point_start (M+1,), pair_points (P', 3),
-        prim_start (M+1,), prims (Q, 16))."""
+        prim_start (M+1,), prims (Q, 16), point_radius (M,), pair_with_points (M,) bool)."""
         if self._packed_count != len(self.models):
             def pack(arrays: list[NDArray]) -> tuple[NDArray, NDArray]:
                 start = np.zeros(len(arrays) + 1, np.int64)
@@ -99,7 +108,9 @@ class BodyStore:
             qs = np.zeros(len(self.models) + 1, np.int64)
             qs[1:] = np.cumsum([len(m.prims) for m in self.models])
             prims = np.array([p.pack() for m in self.models for p in m.prims]).reshape(-1, 16)
-            self._packed = (ps, pts, pps, ppts, qs, prims)
+            rad = np.array([m.point_radius for m in self.models], np.float64)
+            with_pts = np.array([m.pair_with_points for m in self.models], np.bool_)
+            self._packed = (ps, pts, pps, ppts, qs, prims, rad, with_pts)
             self._packed_count = len(self.models)
         return self._packed
 
@@ -238,11 +249,13 @@ class Body:
 def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassProperties, *,
                   prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
                   n_pair_points: int | None = None, meta: dict | None = None,
-                  coupling: tuple[NDArray, NDArray] | None = None) -> Model:
+                  coupling: tuple[NDArray, NDArray] | None = None, ball: float = 0.0,
+                  pair_with_points: bool = False) -> Model:
     """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry
-    (and, if given, the coupling surface, moved the same way)."""
+    (and, if given, the coupling surface, moved the same way). ball > 0: the model is a ball of
+    that radius about its centre of mass, and collides as one (one contact point, its centre)."""
     v = np.asarray(vertices, float) - props.com
-    pts = meshes.farthest_points(v, n_points)
+    pts = np.zeros((1, 3)) if ball > 0.0 else meshes.farthest_points(v, n_points)
     pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
     if prims is None:
         prims = (meshes.fit_box(v),)
@@ -250,7 +263,7 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
         prims = tuple(p.shifted(props.com) for p in prims)
     return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
                  normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {},
-                 pair_points=pair,
+                 pair_points=pair, point_radius=float(ball), pair_with_points=pair_with_points,
                  coupling=None if coupling is None else (np.asarray(coupling[0], float) - props.com,
                                                          np.asarray(coupling[1], np.int32)))
 
@@ -286,7 +299,8 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
         unit = MassProperties(vol, vol, unit.com, 0.4 * vol * r * r * np.eye(3))
     mid = store.model_for(key)
     if mid is None:
-        mid = store.add_model(centred_model(name, v, t, unit, prims=prims), key)
+        mid = store.add_model(centred_model(name, v, t, unit, prims=prims,
+                                            ball=r if model == "sphere" else 0.0), key)
     return mid, scaled(unit, density)
 
 
@@ -313,7 +327,7 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
         v, t = bs.outer
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
         mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
-                                            n_pair_points=BOTTLE_PAIR_POINTS,
+                                            n_pair_points=BOTTLE_PAIR_POINTS, pair_with_points=True,
                                             meta=meta, coupling=_coupling_surface(bs)), key)
     return mid, total, glass
 

@@ -341,12 +341,21 @@ class Primitive:
 
 
 def fit_box(vertices: F64) -> Primitive:
-    """Oriented bounding box along the principal axes of the vertex cloud."""
+    """Oriented bounding box of the vertex cloud: along its principal axes or along the model's own
+    axes, whichever encloses less volume. (Principal axes are arbitrary in a plane where two
+    variances are equal, as for a 0.3 x 0.2 x 0.2 crate: its own axes then give the exact box.)"""
     c0 = vertices.mean(axis=0)
     _, vecs = np.linalg.eigh(np.cov((vertices - c0).T) + 1e-18 * np.eye(3))
-    axes = vecs.T.copy()
-    if np.linalg.det(axes) < 0:
-        axes[2] *= -1.0
+    pca = vecs.T.copy()
+    if np.linalg.det(pca) < 0:
+        pca[2] *= -1.0
+    best = None
+    for axes in (np.eye(3), pca):
+        loc = (vertices - c0) @ axes.T
+        vol = float(np.prod(loc.max(axis=0) - loc.min(axis=0)))
+        if best is None or vol < best[0] * (1.0 - 1e-9):
+            best = (vol, axes)
+    axes = best[1]
     loc = (vertices - c0) @ axes.T
     lo, hi = loc.min(axis=0), loc.max(axis=0)
     centre = c0 + (0.5 * (lo + hi)) @ axes
@@ -393,6 +402,12 @@ class Model:
     # closed surface the water couples to (buoyancy, drag, displacement), body frame; None: the
     # outer surface itself. Mass properties always come from the outer surface.
     coupling: tuple[F64, I32] | None = None
+    # each contact point is a ball of this radius (a sphere model: its centre and radius, so it
+    # meets the pool analytically); 0 for polyhedra, whose hull vertices are their support points
+    point_radius: float = 0.0
+    # pair contacts: besides its primitives' manifolds, its pair_points meet the other body's
+    # primitives (a bottle: its capsules are the convex decomposition, its vertices the flat base)
+    pair_with_points: bool = False
 
     def __post_init__(self) -> None:
         if self.pair_points is None:

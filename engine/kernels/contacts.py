@@ -1,32 +1,41 @@
 """Contacts: detection against the pool and between bodies, and a sequential-impulse solver.
 
 Serial numba kernels, so that a step replays bitwise. Geometry (all world frame, m):
-- A body's contact POINTS are a subset of its model's vertices (engine/bodies.py chooses them).
-- Static: each point against the bed height field (bilinear between cell centres, normal from its
-  gradient; a ledge one cell wide is seen as a steep ramp) and the four walls x = 0, x = size_x,
-  z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing can leave the pool.
+- Pool: a body's contact POINTS (its model's hull vertices, engine/bodies.py; a sphere model is
+  one point of radius r at its centre) against the bed height field (bilinear between cell
+  centres, normal from its gradient; a ledge one cell wide is seen as a steep ramp) and the four
+  walls x = 0, x = size_x, z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing
+  can leave the pool. Against a plane a convex hull's vertices are its exact supports.
 - Bodies: broad phase by sort and sweep along x of bounding spheres grown by each body's motion
-  this step; narrow phase tests the points of each body against the convex PRIMITIVES (capsules,
-  oriented boxes) of the other, both ways. Edge-edge contacts between boxes are not seen.
+  this step; narrow phase (engine/kernels/narrow.py) the contact manifold of every convex
+  PRIMITIVE of one body against every primitive of the other: box-box by the separating-axis
+  test with face clipping, capsule-box, capsule-capsule (spheres are capsules of zero length).
+  Shards and props collide as their oriented bounding box, spheres as spheres; a bottle (concave)
+  as its convex decomposition, two capsules (body and neck), plus its hull vertices against the
+  other's primitives (its flat base, which the capsules round off).
 Every candidate within a speculative margin d < (|v| + |w| r) dt + slop becomes a contact with
-separation d (negative: penetration) and normal n pointing from b to a (b = -1: static).
+separation d (negative: penetration) and normal n pointing from b to a (b = -1: static), and a
+key (bodies, feature) that persists while the same features touch: the solver starts from the
+impulses of the same key in the last substep (warm starting; the memory lives in the BodyStore).
 
 Solver (Catto's sequential impulses with accumulated clamping), per contact, relative velocity
 v_rel = (v_a + w_a x r_a) - (v_b + w_b x r_b), v_n = v_rel . n:
     j_n = -(v_n - v_target) / (1/m_a + 1/m_b + (r_a x n) I_a^-1 (r_a x n) + (r_b x n) I_b^-1 (r_b x n))
 (the 3D form of the seed's eq. 11), accumulated j_n >= 0, Coulomb friction |j_t| <= mu j_n.
-Targets: touching and approaching faster than `bounce_speed`: v_target = -e v_n0 (restitution);
-a gap d > 0 that this step's approach closes (d + v_n0 dt < 0, fast): the contact is treated as
-hit at time tau = d / -v_n0 (time of impact: the body moves to it with its old velocity, then on
-with the new one); a slower gap: v_target = -d / dt (speculative: approach but never cross, which
-is what stops tunnelling); penetration deeper than `slop`: push out at beta (-d - slop) / dt.
+Targets (a = the step's relative normal acceleration, gravity and forces): a gap d > 0 that the
+step closes at tau (d + v_pre tau + a tau^2 / 2 = 0) faster than `bounce_speed`: bounce,
+-e v_i + a (dt - tau) with v_i the impact speed; slower: land exactly on the surface; a gap the
+step cannot close: v_target = -d / dt (speculative: approach but never cross, which is what stops
+tunnelling); touching and approaching fast: -e v_pre + a dt; resting: 0. Penetration deeper than
+`slop` is removed by split impulses (pseudo-velocities that move the bodies and are forgotten):
+no push ever adds energy.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from engine.kernels import rigid
+from engine.kernels import narrow, rigid
 
 CAPSULE, BOX = 0, 1
 
@@ -78,11 +87,15 @@ def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd, key, ck):
 
 
 @njit(cache=True)
-def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, bed, bed_max, dx,
+def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, pt_rad, bed, bed_max, dx,
                   size_x, size_z, ca, cb, cp, cn, cd, ck, count):
-    """Append contacts of every active body's points with the bed and the walls; return the count."""
+    """Append contacts of every active body's points with the bed and the walls; return the count.
+
+    A model's points are balls of radius pt_rad[model] (0: vertices): the separation is the
+    point's distance to the surface less that radius, and the contact sits on the ball's surface.
+    For a convex polyhedron its hull vertices are exact supports against a plane."""
     cap = ca.shape[0]
-    p = np.empty(3)
+    p = np.empty(3); q = np.empty(3)
     for i in range(n):
         if not active[i]:
             continue
@@ -96,29 +109,37 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
             continue
         R = rot[i]
         mid = model_id[i]
+        rad = pt_rad[mid]
         k0 = pt_start[mid]
-        for k in range(k0, pt_start[mid + 1]):
-            for c in range(3):
-                p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-            if floor:
-                h, gx, gz = bed_height(bed, dx, p[0], p[2])
-                inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
-                d = (p[1] - h) * inv
+        # one feature at a time (floor, then each near wall), so that each is its own run of
+        # contacts for reduce_runs: a fast body's contacts with a second wall are never thinned
+        # away in favour of the first's
+        for feat in range(5):
+            if not (floor if feat == 0 else (wx0 if feat == 1 else (wx1 if feat == 2 else (wz0 if feat == 3 else wz1)))):
+                continue
+            for k in range(k0, pt_start[mid + 1]):
+                for c in range(3):
+                    p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
+                key = contact_key(i, -1, k - k0, feat)
+                if feat == 0:
+                    h, gx, gz = bed_height(bed, dx, p[0], p[2])
+                    inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
+                    d = (p[1] - h) * inv - rad
+                    if d < m:
+                        q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
+                        count = _push(count, cap, i, -1, q, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd, key, ck)
+                    continue
+                q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
+                if feat == 1:
+                    d = p[0] - rad; q[0] -= rad; n0 = 1.0; n2 = 0.0
+                elif feat == 2:
+                    d = size_x - p[0] - rad; q[0] += rad; n0 = -1.0; n2 = 0.0
+                elif feat == 3:
+                    d = p[2] - rad; q[2] -= rad; n0 = 0.0; n2 = 1.0
+                else:
+                    d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
                 if d < m:
-                    count = _push(count, cap, i, -1, p, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 0), ck)
-            if wx0 and p[0] < m:
-                count = _push(count, cap, i, -1, p, 1.0, 0.0, 0.0, p[0], ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 1), ck)
-            if wx1 and size_x - p[0] < m:
-                count = _push(count, cap, i, -1, p, -1.0, 0.0, 0.0, size_x - p[0], ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 2), ck)
-            if wz0 and p[2] < m:
-                count = _push(count, cap, i, -1, p, 0.0, 0.0, 1.0, p[2], ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 3), ck)
-            if wz1 and size_z - p[2] < m:
-                count = _push(count, cap, i, -1, p, 0.0, 0.0, -1.0, size_z - p[2], ca, cb, cp, cn, cd,
-                              contact_key(i, -1, k - k0, 4), ck)
+                    count = _push(count, cap, i, -1, q, n0, 0.0, n2, d, ca, cb, cp, cn, cd, key, ck)
     return count
 
 
@@ -280,16 +301,72 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
 
 
 @njit(cache=True)
+def _prim_world(pr, i, pos, R, c, ax, h):
+    """World form of packed primitive pr of body i; returns its kind. Capsule: c = end a, ax[0] =
+    end b, h[0] = radius. Box: c = centre, ax = axes (rows), h = half extents."""
+    for r in range(3):
+        c[r] = pos[i, r] + R[r, 0] * pr[0] + R[r, 1] * pr[1] + R[r, 2] * pr[2]
+    if pr[15] == CAPSULE:
+        for r in range(3):
+            ax[0, r] = pos[i, r] + R[r, 0] * pr[3] + R[r, 1] * pr[4] + R[r, 2] * pr[5]
+        h[0] = pr[6]
+        return CAPSULE
+    for k in range(3):
+        o = 3 + 3 * k
+        for r in range(3):
+            ax[k, r] = R[r, 0] * pr[o] + R[r, 1] * pr[o + 1] + R[r, 2] * pr[o + 2]
+        h[k] = pr[12 + k]
+    return BOX
+
+
+@njit(cache=True)
 def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, pts, prim_start, prims,
-                 ca, cb, cp, cn, cd, ck, count):
-    """Append contacts for each candidate pair: points of a vs shapes of b, and b vs a."""
+                 with_points, ca, cb, cp, cn, cd, ck, count):
+    """Append contacts for each candidate pair: the manifold of every primitive of a against every
+    primitive of b (engine/kernels/narrow.py: box-box SAT with face clipping, capsule-box,
+    capsule-capsule; spheres are capsules of zero length), and for a model with `with_points`
+    (a bottle: its capsules are its convex decomposition, which rounds its flat base) its points
+    against the other's primitives. Normals point from b to a."""
+    cap = ca.shape[0]
+    cA = np.empty(3); A = np.empty((3, 3)); hA = np.empty(3)
+    cB = np.empty(3); B = np.empty((3, 3)); hB = np.empty(3)
+    op = np.empty((8, 3)); on = np.empty((8, 3)); on1 = np.empty(3); od = np.empty(8)
+    of = np.empty(8, np.int64)
+    W = np.empty((22, 3)); Wi = np.empty(32, np.int64)
     for s in range(npairs):
         a, b = pa[s], pb[s]
         m = margin[a] + margin[b]
-        count = _points_vs_body(a, b, 1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
-                                a, b, ca, cb, cp, cn, cd, ck, count)
-        count = _points_vs_body(b, a, -1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
-                                a, b, ca, cb, cp, cn, cd, ck, count)
+        ma, mb = model_id[a], model_id[b]
+        Ra, Rb = rot[a], rot[b]
+        for q in range(prim_start[ma], prim_start[ma + 1]):
+            ka = _prim_world(prims[q], a, pos, Ra, cA, A, hA)
+            for r in range(prim_start[mb], prim_start[mb + 1]):
+                kb = _prim_world(prims[r], b, pos, Rb, cB, B, hB)
+                if ka == BOX and kb == BOX:
+                    nk = narrow.box_box(cA, A, hA, cB, B, hB, m, op, on1, od, of, W, Wi)
+                    for t in range(nk):
+                        on[t, 0] = on1[0]; on[t, 1] = on1[1]; on[t, 2] = on1[2]
+                elif ka == CAPSULE and kb == BOX:
+                    nk = narrow.capsule_box(cA, A[0], hA[0], cB, B, hB, m, 1.0, op, on, od, of)
+                elif ka == BOX:
+                    nk = narrow.capsule_box(cB, B[0], hB[0], cA, A, hA, m, -1.0, op, on, od, of)
+                else:
+                    nk = narrow.capsule_capsule(cA, A[0], hA[0], cB, B[0], hB[0], m, op, on, od, of)
+                pair_id = ((q - prim_start[ma]) * 4 + (r - prim_start[mb])) & 15
+                for t in range(nk):
+                    if count < cap:
+                        ca[count] = a; cb[count] = b
+                        for c in range(3):
+                            cp[count, c] = op[t, c]; cn[count, c] = on[t, c]
+                        cd[count] = od[t]
+                        ck[count] = contact_key(a, b, pair_id * 4096 + of[t], 7)
+                    count += 1
+        if with_points[ma]:
+            count = _points_vs_body(a, b, 1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
+                                    a, b, ca, cb, cp, cn, cd, ck, count)
+        if with_points[mb]:
+            count = _points_vs_body(b, a, -1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
+                                    a, b, ca, cb, cp, cn, cd, ck, count)
     return count
 
 
@@ -298,16 +375,19 @@ def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau, mu
+ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau,
+           # mu (then the accumulated split impulse), split-impulse target
 
 
 @njit(cache=True)
-def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
-          iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi):
-    """solve_rows with a fresh scratch array (see solve_rows)."""
-    return solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction,
-                      dt, iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0,
-                      toi, np.empty((max(nc, 1), ROW)))
+def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution, friction,
+          dt, sweeps, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi,
+          push_v, push_w):
+    """solve_rows with a fresh scratch array (see solve_rows); sweeps = (iterations, max_iterations,
+    push_iterations, bounce_iterations) as int64, settled = 1e-3."""
+    return solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
+                      friction, dt, sweeps, 1e-3, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn,
+                      jt, vn0, toi, push_v, push_w, np.empty((max(nc, 1), ROW)))
 
 
 @njit(cache=True, inline="always")
@@ -328,11 +408,31 @@ def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
 
 
 @njit(cache=True)
-def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, restitution, friction, dt,
-               iterations, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi, S):
+def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
+               friction, dt, sweeps, settled, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt,
+               vn0, toi, push_v, push_w, S):
     """Resolve all contacts by sequential impulses (see the module docstring); writes the
     accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
     toi per body (-1: untouched; else the time into the step of its first impulse, s).
+
+    sweeps = (iterations, max_iterations, push_iterations, bounce_iterations): at least
+    `iterations` sweeps over all contacts, more (to max_iterations) until no normal impulse
+    changes in a sweep by more than `settled` times the largest (a stack converges); then up to
+    bounce_iterations sweeps over the contacts that bounce (_settle_bounces); push_iterations
+    split-impulse sweeps.
+
+    vel0/angvel0: velocities before this step's kick (gravity, forces), so that the relative
+    normal acceleration a = (v_n - v_n,pre) / dt is known. Time of impact of a gap d > 0:
+    d + v_n,pre tau + a tau^2 / 2 = 0; impact speed v_i = v_n,pre + a tau; the end-of-step target
+    is then -e v_i + a (dt - tau) (bounce at tau, then the same acceleration), which rigid.drift
+    integrates exactly for piecewise-constant acceleration: a ball's bounce does not depend on
+    where in the step it lands.
+
+    Split impulses: penetration deeper than `slop` is removed by a separate pseudo-velocity
+    (push_v, push_w, zero on entry: begin_substep clears them; rigid.drift moves the bodies by
+    them, and they are never added to vel, angvel),
+    target min(beta (-d - slop) / dt, max_push), accumulated >= 0: pushing bodies apart never
+    adds to their real velocities, so resolving an overlap adds no energy.
 
     Warm start: a contact whose key (bodies, point, feature) is in `prev_keys` (sorted) starts
     from `warm` times the impulses it ended the last (sub)step with (`prev_j`: normal, t1, t2);
@@ -376,19 +476,35 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
             o = 16 * k + 15
             row[o] = 1.0 / row[o] if row[o] > 0.0 else 0.0   # both immovable: nothing to solve
         vn = _row_vel(row, 0, a, b, vel, angvel)
+        vnp = _row_vel(row, 0, a, b, vel0, angvel0)
+        acc = (vn - vnp) / dt
         vn0[c] = vn
         d = cd[c]
-        row[49] = 0.0
+        row[49] = -1.0
         if d > 0.0:
-            if vn < -bounce_speed and d + vn * dt < 0.0:
-                row[49] = d / -vn
-                row[48] = -e * vn
+            # first root of d + vnp tau + acc tau^2 / 2 = 0 (stable form 2 d / (-vnp + sqrt(D)))
+            tau = -1.0
+            disc = vnp * vnp - 2.0 * acc * d
+            if disc >= 0.0:
+                den = -vnp + np.sqrt(disc)
+                if den > 0.0:
+                    tau = 2.0 * d / den
+            vi = vnp + acc * tau
+            if 0.0 <= tau <= dt and vi < -bounce_speed:
+                row[49] = tau
+                row[48] = -e * vi + acc * (dt - tau)
+            elif 0.0 <= tau <= dt:
+                # a slow landing: rigid.drift moves the body by dt (v_n,pre + v_n) / 2, which for
+                # v_n = -2 d / dt - v_n,pre puts it on the surface (|v_n| <= |v_n,pre|: no energy)
+                row[48] = -2.0 * d / dt - vnp
             else:
-                row[48] = -d / dt
+                row[48] = -d / dt          # speculative: may close the gap, never cross it
+        elif vnp < -bounce_speed:
+            row[49] = 0.0                  # already touching and approaching: bounce at the start
+            row[48] = -e * vnp + acc * dt
         else:
-            t = -e * vn if vn < -bounce_speed else 0.0
-            push = min(beta * (-d - slop) / dt, max_push)
-            row[48] = max(t, push)
+            row[48] = 0.0
+        row[51] = min(beta * (-d - slop) / dt, max_push) if d < -slop else 0.0
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
     if npk > 0 and warm > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts
@@ -408,7 +524,10 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
                 _row_push(row, 0, jn[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 16, jt1[c], a, b, vel, angvel, inv_mass)
                 _row_push(row, 32, jt2[c], a, b, vel, angvel, inv_mass)
-    for _ in range(iterations):
+    iterations = sweeps[0]
+    for sweep in range(max(sweeps[1], iterations)):
+        change = 0.0
+        scale = 0.0
         for c in range(nc):
             a, b = ca[c], cb[c]
             row = S[c]
@@ -433,6 +552,8 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
                 new = 0.0
             dj = new - jn[c]
             jn[c] = new
+            change = max(change, abs(dj))
+            scale = max(scale, new)
             if dj != 0.0:
                 m = ima * dj
                 va0 += m * row[0]; wa0 += dj * row[9]
@@ -482,12 +603,80 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, r
             if pair:
                 vel[b, 0] = vb0; vel[b, 1] = vb1; vel[b, 2] = vb2
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
+        if sweep + 1 >= iterations and change <= settled * scale:
+            break
+    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, sweeps[3])
+    # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
+    # held (resting or speculative contact, a force through the step), which outranks a bounce
     for c in range(nc):
         if jn[c] > 0.0:
             tau = S[c, 49]
             for i in (ca[c], cb[c]):
                 if i >= 0:
-                    toi[i] = tau if toi[i] < 0.0 else min(toi[i], tau)
+                    if tau < 0.0:
+                        toi[i] = -2.0
+                    elif toi[i] == -1.0:
+                        toi[i] = tau
+                    elif toi[i] >= 0.0:
+                        toi[i] = min(toi[i], tau)
+    # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
+    for c in range(nc):
+        S[c, 50] = 0.0                     # friction is done with: slot 50 accumulates the push impulse
+    for _ in range(sweeps[2]):
+        for c in range(nc):
+            row = S[c]
+            if row[51] > 0.0:
+                a, b = ca[c], cb[c]
+                vp = _row_vel(row, 0, a, b, push_v, push_w)
+                new = max(row[50] + row[15] * (row[51] - vp), 0.0)
+                dj = new - row[50]
+                row[50] = new
+                if dj != 0.0:
+                    _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
+
+
+@njit(cache=True)
+def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
+    """Sweep on over the contacts that bounce this substep (S[c, 49] >= 0, usually a handful) until
+    their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most` sweeps.
+    Sequential impulses converge slowly where a face lands flat (four corners, three degrees of
+    freedom): stopped early they leave the body spinning, and its rebound uneven."""
+    bl = np.empty(nc, np.int64)
+    nb = 0
+    for c in range(nc):
+        if S[c, 49] >= 0.0 and jn[c] > 0.0:
+            bl[nb] = c
+            nb += 1
+    if nb < 2:
+        return
+    for _ in range(most):
+        change = 0.0
+        scale = 0.0
+        for t in range(nb):
+            c = bl[t]
+            a, b = ca[c], cb[c]
+            row = S[c]
+            vn = _row_vel(row, 0, a, b, vel, angvel)
+            new = max(jn[c] + row[15] * (row[48] - vn), 0.0)
+            dj = new - jn[c]
+            jn[c] = new
+            _row_push(row, 0, dj, a, b, vel, angvel, inv_mass)
+            change = max(change, abs(dj))
+            scale = max(scale, new)
+            lim = row[50] * new
+            n1 = jt1[c] - row[31] * _row_vel(row, 16, a, b, vel, angvel)
+            n2 = jt2[c] - row[47] * _row_vel(row, 32, a, b, vel, angvel)
+            mag2 = n1 * n1 + n2 * n2
+            if mag2 > lim * lim:
+                f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
+                n1 *= f; n2 *= f
+            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+            jt1[c] = n1; jt2[c] = n2
+            _row_push(row, 16, d1, a, b, vel, angvel, inv_mass)
+            _row_push(row, 32, d2, a, b, vel, angvel, inv_mass)
+            change = max(change, abs(d1), abs(d2))
+        if change <= 1e-9 * scale:
+            break
 
 
 @njit(cache=True, inline="always")
@@ -546,9 +735,13 @@ def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out
 
 
 @njit(cache=True)
-def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band):
-    """Thin each (a, b) run of contacts to at most keep_static (b = -1) or keep_pair contacts,
+def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band, margin, fast):
+    """Thin each run of contacts (the same a, b and feature kind: the floor, one wall, a pair's
+    manifolds, a pair's points) to at most keep_static (b = -1) or keep_pair contacts,
     compacting the arrays in place; returns the new count.
+
+    A body whose speculative margin exceeds `fast` (m) keeps all its contacts with the pool: its
+    points far from the deepest may still reach the wall this step.
 
     Kept: (nearly) the deepest contact, then greedily, among contacts within `band` (m) of the
     deepest, the one farthest (in position, and in normal scaled by 5 cm) from those kept, so the
@@ -561,10 +754,13 @@ def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band):
     while c < nc:
         a, b = ca[c], cb[c]
         e = c
-        while e < nc and ca[e] == a and cb[e] == b:
+        kind = ck[c] & 7
+        while e < nc and ca[e] == a and cb[e] == b and ck[e] & 7 == kind:
             e += 1
         keep = keep_static if b < 0 else keep_pair
         m = e - c
+        if b < 0 and margin[a] > fast:
+            keep = m          # a fast body against the pool: every speculative contact counts
         if m <= keep:
             for s in range(c, e):
                 _move(s, out, ca, cb, cp, cn, cd, ck)
@@ -626,10 +822,11 @@ def _move(src, dst, ca, cb, cp, cn, cd, ck):
 
 @njit(cache=True)
 def begin_substep(n, alive, timer, sleep_after, awake, quat, inv_inertia, rot, inv_iw, vel, angvel, force, torque,
-                  inv_mass, inertia, gravity, dt, vel0, angvel0, inv_mass_eff, radius, slop, margin, vel_pre, toi):
+                  inv_mass, inertia, gravity, dt, vel0, angvel0, inv_mass_eff, radius, slop, margin, vel_pre, toi,
+                  push_v, push_w):
     """One call for the start of a substep (IntegrateBodies): awake = alive and timer < sleep_after,
-    rigid.rotations, rigid.kick, rigid.freeze_sleepers, margins, then vel_pre = vel and toi = -1
-    (contact detection changes neither)."""
+    rigid.rotations, rigid.kick, rigid.freeze_sleepers, margins, then vel_pre = vel, toi = -1 and
+    the split-impulse pseudo-velocities zero (contact detection changes none of them)."""
     for i in range(n):
         awake[i] = alive[i] and timer[i] < sleep_after
     rigid.rotations(n, alive, quat, inv_inertia, rot, inv_iw)
@@ -640,6 +837,11 @@ def begin_substep(n, alive, timer, sleep_after, awake, quat, inv_inertia, rot, i
     for i in range(n):
         for c in range(3):
             vel_pre[i, c] = vel[i, c]
+            push_v[i, c] = 0.0
+            push_w[i, c] = 0.0
+            if not awake[i]:       # not kicked: its velocity before the step is its velocity now
+                vel0[i, c] = vel[i, c]
+                angvel0[i, c] = angvel[i, c]
         toi[i] = -1.0
     return 0
 
@@ -660,10 +862,13 @@ def remember(nc, ck, jn, jt, keys_out, j_out):
 
 @njit(cache=True)
 def end_substep(n, nc, ca, cb, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt,
-                touching, alive, radius, inv_mass, friction, force, gravity, timer, sleep_speed, sleep_after):
-    """One call for the end of a substep (IntegrateBodies): rigid.drift, the bodies touching
-    something in this substep's contacts, rigid.update_sleep. Returns the number asleep."""
-    rigid.drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt)
+                touching, alive, radius, inv_mass, friction, force, gravity, timer, sleep_speed, sleep_after,
+                push_v, push_w, size_x, size_z):
+    """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_in_pool, the
+    bodies touching something in this substep's contacts, rigid.update_sleep. Returns the number
+    asleep."""
+    rigid.drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt, push_v, push_w)
+    rigid.keep_in_pool(n, awake, pos, vel, size_x, size_z)
     for i in range(n):
         touching[i] = False
     for c in range(nc):

@@ -153,11 +153,17 @@ def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_iner
 
 
 @njit(cache=True)
-def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt):
+def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt, push_v, push_w):
     """Move every body over dt with its new velocities (velocity Verlet, see the module docstring).
 
-    toi[i] < 0: no contact impulse, x += dt (v0 + v) / 2.  toi[i] >= 0: impulse at time toi[i] into
-    the step, x += toi v_pre + (dt - toi) v.  Orientation: midpoint rotation at constant L.
+    With a = (v_pre - v0) / dt the step's acceleration (v0 before the kick, v_pre after it):
+    toi[i] < 0, no impulsive bounce (free, or held by contact forces through the step, which the
+    contact solver's targets assume): x += dt (v0 + v) / 2, exact for a constant force (a box
+    sliding to a stop under friction).  toi[i] = tau >= 0, an impulsive bounce tau into the step:
+    x += tau (v0 + a tau / 2) + (dt - tau) (v - a (dt - tau) / 2) (exact for piecewise-constant
+    acceleration).  Orientation: midpoint rotation at constant L.  Then the split-impulse
+    pseudo-velocities of bodies with contacts move them, x += dt push_v, q = rot(push_w dt) q, and
+    are forgotten (they never enter vel or angvel).
     """
     r = np.empty((3, 3)); tmp = np.empty((3, 3)); m = np.empty((3, 3))
     L = np.empty(3); wm = np.empty(3); qm = np.empty(4)
@@ -169,8 +175,16 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
             for k in range(3):
                 pos[i, k] += 0.5 * dt * (vel0[i, k] + vel[i, k])
         else:
+            s = dt - t
             for k in range(3):
-                pos[i, k] += t * vel_pre[i, k] + (dt - t) * vel[i, k]
+                a = (vel_pre[i, k] - vel0[i, k]) / dt
+                pos[i, k] += t * (vel0[i, k] + 0.5 * a * t) + s * (vel[i, k] - 0.5 * a * s)
+        for k in range(3):
+            pos[i, k] += dt * push_v[i, k]
+        pw = push_w[i]
+        if pw[0] != 0.0 or pw[1] != 0.0 or pw[2] != 0.0:
+            _rotate_quat_into(quat[i], pw, dt, qm)
+            quat[i, 0] = qm[0]; quat[i, 1] = qm[1]; quat[i, 2] = qm[2]; quat[i, 3] = qm[3]
         w = angvel[i]
         if w[0] == 0.0 and w[1] == 0.0 and w[2] == 0.0:
             continue
@@ -187,6 +201,27 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
         _qmat_into(q, r)
         _sandwich_into(r, inv_inertia[i], tmp, m)
         _mv_into(m, L, w)
+
+
+@njit(cache=True)
+def keep_in_pool(n, awake, pos, vel, size_x, size_z):
+    """Guard the invariant that every centre of mass stays inside the pool, 0 <= x <= size_x,
+    y >= 0 (the floor), 0 <= z <= size_z, whatever the speed: the walls and floor are half-spaces
+    that speculative contacts already hold at any speed, this catches what a spinning body's
+    linearised contact could miss. A centre put back loses its outward velocity."""
+    for i in range(n):
+        if not awake[i]:
+            continue
+        if pos[i, 0] < 0.0:
+            pos[i, 0] = 0.0; vel[i, 0] = max(vel[i, 0], 0.0)
+        elif pos[i, 0] > size_x:
+            pos[i, 0] = size_x; vel[i, 0] = min(vel[i, 0], 0.0)
+        if pos[i, 1] < 0.0:
+            pos[i, 1] = 0.0; vel[i, 1] = max(vel[i, 1], 0.0)
+        if pos[i, 2] < 0.0:
+            pos[i, 2] = 0.0; vel[i, 2] = max(vel[i, 2], 0.0)
+        elif pos[i, 2] > size_z:
+            pos[i, 2] = size_z; vel[i, 2] = min(vel[i, 2], 0.0)
 
 
 @njit(cache=True)

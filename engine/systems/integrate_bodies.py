@@ -12,20 +12,25 @@ from engine.kernels import contacts, rigid
 from engine.systems.base import System
 
 SLOP = 0.002            # m: contact search distance beyond a body's motion this step
-PENETRATION_SLOP = 0.002  # m: penetration left alone (no push-out bias), keeps resting contact still
-BETA = 0.1              # fraction of deeper penetration removed per step
+PENETRATION_SLOP = 0.0005  # m: penetration left alone by the split-impulse push-out
+BETA = 0.2              # fraction of deeper penetration removed per step (split impulses: no energy added)
 MAX_PUSH = 1.0          # m/s: cap on the push-out velocity
 BOUNCE_SPEED = 0.25     # m/s: slower approaches do not bounce (restitution 0): no micro-bounces at rest
 IMPACT_SPEED = 0.2      # m/s: contacts approaching slower than this are resting, not impacts
 KEEP_STATIC = 8         # contacts kept per body against the pool (deepest + farthest-spread)
 KEEP_PAIR = 6           # contacts kept per touching pair of bodies
 KEEP_BAND = 0.003       # m: ... chosen among those within this distance of the deepest
-ITERATIONS = 6          # sequential-impulse sweeps per (sub)step
+FAST_MARGIN = 0.01      # m: a body whose speculative margin exceeds this keeps all its pool contacts
+ITERATIONS = 6          # sequential-impulse sweeps per (sub)step, at least ...
+MAX_ITERATIONS = 16     # ... and at most, sweeping on until no normal impulse changes by more than
+SETTLED = 1e-3          # ... this fraction of the largest in a sweep (a fresh stack converges)
+PUSH_ITERATIONS = 8     # split-impulse sweeps (normal rows of penetrating contacts only)
+BOUNCE_ITERATIONS = 16  # at most, over the contacts that bounce (a face landing flat: no false spin)
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
 SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
 SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
 MAX_SUBSTEP_TRAVEL = 0.08  # m: substep so that no point moves farther than this per substep
-MAX_SUBSTEPS = 4
+MAX_SUBSTEPS = 16       # at 200 m/s (the fastest a level or a throw gives) 0.1 m a substep
 
 
 class IntegrateBodies(System):
@@ -36,8 +41,10 @@ class IntegrateBodies(System):
     other systems added into the store since the last step act over this whole step, then are
     cleared. Per (sub)step: kick (gravity, forces), detect contacts (engine/kernels/contacts.py),
     thin each pair's contacts to a few well-spread ones, solve them by sequential impulses warm
-    started from the last step's impulses (matched by contact key), then drift (Verlet position,
-    midpoint rotation). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
+    started from the last step's impulses (matched by contact key; the memory is the BodyStore's
+    contact_keys / contact_impulses / contact_dt), remove overlap by split impulses, then drift
+    (Verlet position, exact through a bounce's time of impact; midpoint rotation); no centre of
+    mass leaves the pool (rigid.keep_in_pool). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
     in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).
@@ -57,23 +64,25 @@ class IntegrateBodies(System):
         self.last_contacts = 0
         self.last_substeps = 0
         self.sleeping = 0
-        self.prev_keys = np.zeros(0, np.int64)   # last (sub)step's contact keys, sorted, for warm starting
-        self.prev_j = np.zeros((0, 3))
-        self.prev_h = 0.0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
         self._mem_turn = 0
         self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
+        self.sweeps = np.array([ITERATIONS, MAX_ITERATIONS, PUSH_ITERATIONS, BOUNCE_ITERATIONS], np.int64)
 
     def state(self) -> dict[str, np.ndarray]:
-        """Arrays a save game must keep to replay exactly: the warm-start memory."""
-        return {"prev_keys": self.prev_keys.copy(), "prev_j": self.prev_j.copy(), "prev_h": np.array(self.prev_h)}
+        """Arrays a save game must keep to replay exactly: the warm-start memory (it lives in the
+        BodyStore: contact_keys, contact_impulses, contact_dt)."""
+        st = self.sim.body_store
+        return {"prev_keys": st.contact_keys.copy(), "prev_j": st.contact_impulses.copy(),
+                "prev_h": st.contact_dt.copy()}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
-        self.prev_keys = np.asarray(state["prev_keys"], np.int64).copy()
-        self.prev_j = np.asarray(state["prev_j"], float).copy()
-        self.prev_h = float(state["prev_h"])
+        st = self.sim.body_store
+        st.contact_keys = np.asarray(state["prev_keys"], np.int64).copy()
+        st.contact_impulses = np.asarray(state["prev_j"], float).reshape(-1, 3).copy()
+        st.contact_dt = np.array(float(state["prev_h"]))
 
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap
@@ -93,6 +102,7 @@ class IntegrateBodies(System):
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
             self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
             self.inv_mass_eff = np.zeros(cap); self.touching = np.zeros(cap, np.bool_)
+            self.push_v = np.zeros((cap, 3)); self.push_w = np.zeros((cap, 3))
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -106,7 +116,7 @@ class IntegrateBodies(System):
         bed = water.bed
         bed_max = float(bed.max())
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        pt_start, pts, ppt_start, ppts, prim_start, prims = st.packed()
+        pt_start, pts, ppt_start, ppts, prim_start, prims, pt_rad, with_pts = st.packed()
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, st.alive, st.vel, st.angvel, st.radius, dt) + sim.gravity * dt * dt
         subs = min(MAX_SUBSTEPS, max(1, math.ceil(travel / MAX_SUBSTEP_TRAVEL)))
@@ -119,16 +129,20 @@ class IntegrateBodies(System):
             contacts.begin_substep(n, st.alive, st.sleep, float(self.sleep_after), self.awake, st.quat,
                                    st.inv_inertia, self.rot, self.inv_iw, st.vel, st.angvel, st.force, st.torque,
                                    st.inv_mass, st.inertia, sim.gravity, h, self.vel0, self.angvel0,
-                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi)
+                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi,
+                                   self.push_v, self.push_w)
             nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                              prim_start, prims)
+                              prim_start, prims, pt_rad, with_pts)
             total_contacts += nc
             if nc:
-                warm = WARM_START * h / self.prev_h if self.prev_h > 0.0 else 0.0
-                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel, st.angvel,
-                               self.inv_mass_eff, self.inv_iw, st.restitution, st.friction, h, ITERATIONS,
-                               BOUNCE_SPEED, BETA, PENETRATION_SLOP, MAX_PUSH, self.prev_keys, self.prev_j, warm,
-                               self.jn, self.jt, self.vn0, self.toi, self.rows)
+                prev_h = float(st.contact_dt)
+                warm = WARM_START * h / prev_h if prev_h > 0.0 else 0.0
+                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel,
+                                    st.angvel, self.vel0, self.angvel0, self.inv_mass_eff, self.inv_iw,
+                                    st.restitution, st.friction, h, self.sweeps, SETTLED, BOUNCE_SPEED, BETA,
+                                    PENETRATION_SLOP,
+                                    MAX_PUSH, st.contact_keys, st.contact_impulses, warm, self.jn, self.jt, self.vn0,
+                                    self.toi, self.push_v, self.push_w, self.rows)
                 rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
                                   sim.gravity * h + 2.0 * SLEEP_SPEED)
                 m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
@@ -142,7 +156,7 @@ class IntegrateBodies(System):
                                                  self.vel_pre, st.quat, st.angvel, st.inertia, st.inv_inertia,
                                                  self.toi, h, self.touching, st.alive, st.radius, st.inv_mass,
                                                  st.friction, st.force, sim.gravity, st.sleep, SLEEP_SPEED,
-                                                 float(self.sleep_after))
+                                                 float(self.sleep_after), self.push_v, self.push_w, size_x, size_z)
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts
@@ -160,12 +174,13 @@ class IntegrateBodies(System):
         self._mem_turn ^= 1
         keys, j = self._mem_keys[self._mem_turn], self._mem_j[self._mem_turn]
         contacts.remember(nc, self.ck, self.jn, self.jt, keys, j)
-        self.prev_keys = keys[:nc]
-        self.prev_j = j[:nc]
-        self.prev_h = h
+        st = self.sim.body_store
+        st.contact_keys = keys[:nc]
+        st.contact_impulses = j[:nc]
+        st.contact_dt = np.array(h)
 
     def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                prim_start, prims) -> int:
+                prim_start, prims, pt_rad, with_pts) -> int:
         while True:
             npairs = contacts.broad_phase(n, st.alive, self.awake, st.pos, st.radius, self.margin, st.group,
                                           self.pa, self.pb, self.active)
@@ -174,17 +189,17 @@ class IntegrateBodies(System):
                 self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
                 continue
             nc = contacts.detect_static(n, self.awake, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                        pt_start, pts, bed, bed_max, dx, size_x, size_z,
+                                        pt_start, pts, pt_rad, bed, bed_max, dx, size_x, size_z,
                                         self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, 0)
             if npairs:
                 nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                           ppt_start, ppts, prim_start, prims,
+                                           ppt_start, ppts, prim_start, prims, with_pts,
                                            self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, nc)
             if nc > self._contact_cap:
                 self._alloc_contacts(2 * nc)
                 continue
             return contacts.reduce_runs(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck,
-                                        KEEP_STATIC, KEEP_PAIR, KEEP_BAND)
+                                        KEEP_STATIC, KEEP_PAIR, KEEP_BAND, self.margin, FAST_MARGIN)
 
     def _emit_impacts(self, runs: list[tuple[np.ndarray, ...]], threshold: float) -> None:
         """Sum each pair's collision impulse over the substeps and emit one Impact per pair."""

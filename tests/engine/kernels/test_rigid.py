@@ -44,9 +44,12 @@ def _one_contact(n_bodies, a, b, point, normal, d, pos, vel, angvel, inv_mass, i
     cp = np.array([point], float); cn = np.array([normal], float); cd = np.array([d], float)
     ck = np.zeros(1, np.int64)
     jn = np.zeros(1); jt = np.zeros((1, 2)); vn0 = np.zeros(1); toi = -np.ones(n_bodies)
-    contacts.solve(1, ca, cb, cp, cn, cd, ck, pos, vel, angvel, inv_mass, inv_iw, np.full(n_bodies, e),
-                   np.full(n_bodies, mu), 1 / 120, iterations, 0.25, 0.2, 0.001, 1.0,
-                   np.zeros(0, np.int64), np.zeros((0, 3)), 0.0, jn, jt, vn0, toi)
+    # no kick this step: the velocities before it are the velocities now
+    contacts.solve(1, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel.copy(), angvel.copy(), inv_mass, inv_iw,
+                   np.full(n_bodies, e), np.full(n_bodies, mu), 1 / 120,
+                   np.array([iterations, iterations, iterations, 0], np.int64), 0.25, 0.2, 0.001, 1.0,
+                   np.zeros(0, np.int64), np.zeros((0, 3)), 0.0, jn, jt, vn0, toi,
+                   np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)))
     return jn[0], toi
 
 
@@ -97,9 +100,16 @@ def test_two_body_impulse_conserves_momentum_and_matches_eq_11():
 def test_a_gap_closes_but_is_never_crossed():
     pos = np.array([[0.0, 0.1, 0.0]]); vel = np.array([[0.0, -0.2, 0.0]]); w = np.zeros((1, 3))
     inv_iw = np.linalg.inv(np.eye(3) * 0.01)[None]
-    # 1 mm gap, slow approach: speculative contact lets it close exactly the gap in one step
+    # 1 mm gap, slow approach: the contact lets it close exactly the gap in one step. The body moves
+    # dt (v_pre + v) / 2 (trapezoid, rigid.drift), so v = -2 d / dt - v_pre lands it on the surface
+    v_pre = vel[0, 1]
     _one_contact(1, 0, -1, [0.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.001, pos, vel, w, np.array([1.0]), inv_iw, iterations=4)
-    assert vel[0, 1] == pytest.approx(-0.001 * 120, rel=1e-12)
+    assert vel[0, 1] == pytest.approx(-2 * 0.001 * 120 - v_pre, rel=1e-12)
+    assert (v_pre + vel[0, 1]) / 2 / 120 == pytest.approx(-0.001, rel=1e-12)
+    # a gap this step's motion cannot close: speculative bound v >= -d / dt, here inactive
+    vel[0, 1] = -0.05
+    _one_contact(1, 0, -1, [0.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.01, pos, vel, w, np.array([1.0]), inv_iw, iterations=4)
+    assert vel[0, 1] == -0.05
 
 
 def test_drift_matches_a_numpy_reference_of_the_midpoint_rotation():
@@ -128,7 +138,8 @@ def test_drift_matches_a_numpy_reference_of_the_midpoint_rotation():
         Rn = rigid.quat_to_matrix(qn)
         ref_q.append(qn); ref_w.append(Rn @ np.linalg.inv(I[i]) @ Rn.T @ L)
     p_ref = pos + dt * vel
-    rigid.drift(n, np.ones(n, bool), pos, vel, vel.copy(), vel.copy(), q, w, I, np.linalg.inv(I), -np.ones(n), dt)
+    rigid.drift(n, np.ones(n, bool), pos, vel, vel.copy(), vel.copy(), q, w, I, np.linalg.inv(I), -np.ones(n), dt,
+                np.zeros((n, 3)), np.zeros((n, 3)))
     assert np.allclose(q, ref_q, atol=1e-13) and np.allclose(w, ref_w, atol=1e-12)
     assert np.allclose(pos, p_ref, atol=1e-15)
 

@@ -1,0 +1,99 @@
+"""Coulomb friction on the dry floor and on a slope of the bed.
+
+A box sliding on a level floor decelerates at mu g (friction mu N, N = m g) and stops after
+v0^2 / (2 mu g). On a plane inclined at theta it accelerates down the slope at
+g (sin theta - mu cos theta) when tan theta > mu, and stays at rest when tan theta < mu (static
+friction can hold up to mu N >= m g sin theta). The pool is dry and CoupleWater removed, so no
+water drag; bodies are kept awake, so what holds a box is friction, not sleep.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine import Simulation
+from engine.levels import Level
+from engine.levels.schema import PhysicsSpec, PoolSpec, WaterSpec
+
+G = 9.81
+HALF = 0.05    # m, half height of the 0.2 x 0.1 x 0.2 box
+
+
+def _sim(theta: float = 0.0) -> Simulation:
+    sim = Simulation(Level(seed=0, pool=PoolSpec(size=(2.0, 1.0), cell=0.05), water=WaterSpec(level=0.0),
+                           physics=PhysicsSpec(restitution=0.0, friction=0.5, glass_strength=1e6)))
+    sim.remove_system("CoupleWater")
+    sim.get_system("IntegrateBodies").sleep_after = math.inf
+    assert sim.gravity == pytest.approx(G)
+    if theta:
+        nx = sim.water.bed.shape[1]
+        x = (np.arange(nx) + 0.5) * sim.water.dx
+        sim.water.bed[:] = math.tan(theta) * x[None, :]    # a plane rising along +x
+    return sim
+
+
+@pytest.mark.parametrize("mu", [0.2, 0.4, 0.8])
+def test_a_sliding_box_decelerates_at_mu_g(mu):
+    """v(t) = v0 - mu g t while sliding; stopping distance v0^2 / (2 mu g); each within 3%."""
+    sim = _sim()
+    v0 = 2.0
+    e = sim.spawn_body("box", 400.0, (0.3, HALF, 0.5), velocity=(v0, 0.0, 0.0), size=(0.2, 0.1, 0.2), friction=mu)
+    body = sim.body(e)
+    t_stop = v0 / (mu * G)
+    n1, n2 = round(0.2 * t_stop / sim.dt), round(0.8 * t_stop / sim.dt)
+    sim.step(n1)
+    v1 = float(body.velocity[0])
+    sim.step(n2 - n1)
+    v2 = float(body.velocity[0])
+    decel = (v1 - v2) / ((n2 - n1) * sim.dt)
+    assert decel == pytest.approx(mu * G, rel=0.03)
+    sim.step(round(t_stop / sim.dt))
+    assert abs(body.velocity[0]) < 1e-3
+    assert body.position[0] - 0.3 == pytest.approx(v0 ** 2 / (2 * mu * G), rel=0.03)
+    assert abs(body.position[2] - 0.5) < 1e-3 and np.abs(body.angular_velocity).max() < 1e-2
+
+
+def _on_slope(sim: Simulation, theta: float, mu: float, x: float = 1.4) -> int:
+    """A 0.2 x 0.1 x 0.2 box at rest flush on the slope, centre above x."""
+    up = np.array([-math.sin(theta), math.cos(theta), 0.0])            # the slope's normal
+    centre = np.array([x, math.tan(theta) * x, 0.5]) + HALF * up
+    q = (math.cos(theta / 2), 0.0, 0.0, math.sin(theta / 2))           # turned theta about z
+    return sim.spawn_body("box", 400.0, centre, orientation=q, size=(0.2, 0.1, 0.2), friction=mu)
+
+
+@pytest.mark.parametrize("theta_deg, mu", [(30.0, 0.3), (30.0, 0.5), (40.0, 0.2)])
+def test_a_box_slides_down_a_slope_steeper_than_its_friction_at_g_sin_minus_mu_cos(theta_deg, mu):
+    """tan theta > mu: it slides from rest with a = g (sin theta - mu cos theta), within 3%."""
+    theta = math.radians(theta_deg)
+    assert math.tan(theta) > mu
+    sim = _sim(theta)
+    e = _on_slope(sim, theta, mu)
+    body = sim.body(e)
+    down = np.array([-math.cos(theta), -math.sin(theta), 0.0])
+    a = G * (math.sin(theta) - mu * math.cos(theta))
+    sim.step(12)
+    s1, v1 = float(body.position @ down), float(body.velocity @ down)
+    n = 48
+    sim.step(n)
+    v2 = float(body.velocity @ down)
+    s2 = float(body.position @ down)
+    t = n * sim.dt
+    assert (v2 - v1) / t == pytest.approx(a, rel=0.03)
+    assert s2 - s1 == pytest.approx(v1 * t + 0.5 * a * t * t, rel=0.03)
+    assert abs(body.velocity @ np.array([-math.sin(theta), math.cos(theta), 0.0])) < 1e-2   # stays on it
+
+
+@pytest.mark.parametrize("theta_deg, mu", [(20.0, 0.5), (25.0, 0.5), (10.0, 0.2)])
+def test_a_box_on_a_slope_its_friction_can_hold_stays_put(theta_deg, mu):
+    """tan theta < mu: static friction holds it; over 2 s it moves less than 1 mm."""
+    theta = math.radians(theta_deg)
+    assert math.tan(theta) < mu
+    sim = _sim(theta)
+    e = _on_slope(sim, theta, mu)
+    body = sim.body(e)
+    p0 = body.position.copy()
+    sim.step(240)
+    assert np.linalg.norm(body.position - p0) < 1e-3
+    assert np.linalg.norm(body.velocity) < 1e-3
