@@ -10,10 +10,9 @@ from engine.systems.base import System
 
 
 class StepFluid(System):
-    """Advance every WaterGrid by one fixed step (CFL substeps inside), then damp its velocities.
-
-    Damping: v *= exp(-gamma dt), gamma = level water.damping (1/s), standing in for bottom
-    friction and viscosity so that a pool calms down after a splash.
+    """Advance every WaterGrid by one fixed step (CFL substeps inside; bottom friction and eddy
+    viscosity are part of the step, set by the level's [water] keys), then apply the level's extra
+    uniform damping if it asks for one: v *= exp(-damping dt).
 
     Reads: WaterGrid. Writes: WaterGrid. Emits: nothing.
     """
