@@ -43,7 +43,8 @@ class WaterGrid:
     Friction (all zero: inviscid; `from_level` takes the level's values): laminar bottom boundary
     layer of molecular viscosity `viscosity` (m^2/s) and thickness sqrt(viscosity wave_period / pi)
     (the Stokes layer of waves of that period), Manning's `manning` (s/m^(1/3)) for fast turbulent
-    flow, and a horizontal `eddy_viscosity` (m^2/s) that damps short waves most (rate nu_t k^2).
+    flow, and a horizontal `eddy_viscosity` (m^2/s) that damps short waves most (rate nu_t k^2);
+    `damping` (1/s) adds a uniform rate on top, for a level that wants calmer water still.
     """
     h: NDArray[np.float64]       # depth above the bed, m, (nz, nx)
     bed: NDArray[np.float64]     # bed height, m, (nz, nx)
@@ -65,6 +66,7 @@ class WaterGrid:
     wave_period: float = 2.0      # s, sets the laminar boundary layer's thickness
     manning: float = 0.0          # s/m^(1/3), turbulent bottom friction (0: none)
     eddy_viscosity: float = 0.0   # m^2/s, horizontal momentum diffusion (0: none)
+    damping: float = 0.0          # 1/s, an extra uniform damping v *= exp(-damping dt) after each step
     substeps: int = field(default=0, init=False)  # CFL substeps the last step took
     _sides: NDArray[np.int64] = field(init=False, repr=False)
     _side_eta: NDArray[np.float64] = field(init=False, repr=False)
@@ -122,7 +124,8 @@ class WaterGrid:
         return cls(h=h, bed=bed, u=np.zeros((nz, nx + 1)), w=np.zeros((nz + 1, nx)), dx=dx,
                    gravity=level.gravity, boundary=boundary, open_level=tuple(open_level),  # type: ignore[arg-type]
                    viscosity=level.water.viscosity, wave_period=level.water.wave_period,
-                   manning=level.water.manning, eddy_viscosity=level.water.eddy_viscosity)
+                   manning=level.water.manning, eddy_viscosity=level.water.eddy_viscosity,
+                   damping=level.water.damping)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -217,6 +220,8 @@ class WaterGrid:
         self.source_volume += inflow
         if status != 0:
             raise SimulationError(self._failure(status, time + t))
+        if self.damping > 0.0:
+            schedule.scale(self.u, self.w, np.float32(math.exp(-self.damping * dt)))
 
     def _pour(self, dt: float) -> None:
         """Apply the persistent sources and the level's inflow sides for one step of dt."""
