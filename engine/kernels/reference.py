@@ -1,7 +1,7 @@
 """The water step of `engine.water` in plain float64 numpy, written independently of it.
 
 Whole-array operations, with its own step schedule (the substep lengths are chosen here, from the
-same rule stated in `engine.water.formulas`: (sqrt(g h) + |v|) dt / dx <= CFL and each cell's
+same rule stated in `engine.water.formulas`: (sqrt(g h_max) + |v|_max) dt / dx <= CFL and each cell's
 outgoing face speeds times dt / dx <= 1), and no import from the kernel. The tests check the kernel
 against it (float32 velocities there, float64 here); slow, never used to simulate.
 
@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 F64 = NDArray[np.float64]
-CFL = 0.6
+CFL = 0.65
 DRY = 1e-6
 EPS_ETA = 1e-12
 OPEN = 1
@@ -50,8 +50,9 @@ def _advect(v, v_lo, v_hi, q_lo, q_hi, x_lo, x_hi, p_lo, p_hi, hbar, c):
     d_lo = k * np.maximum(p_lo, 0.0)
     d_hi = k * np.maximum(-p_hi, 0.0)
     total = c_lo + c_hi + d_lo + d_hi
-    f = np.where(total > 1.0, 1.0 / np.maximum(total, 1e-300), 1.0)
-    new = v + f * (c_lo * (v_lo - v) + c_hi * (v_hi - v) + d_lo * (x_lo - v) + d_hi * (x_hi - v))
+    change = c_lo * (v_lo - v) + c_hi * (v_hi - v) + d_lo * (x_lo - v) + d_hi * (x_hi - v)
+    change = np.where(total > 1.0, change * (1.0 / np.maximum(total, 1e-300)), change)
+    new = v + change
     return np.where(hbar <= DRY, v, new)
 
 
@@ -74,8 +75,7 @@ def _face_velocity(v, v_lo, v_hi, q_lo, q_hi, x_lo, x_hi, p_lo, p_hi, hl, bl, hr
     d = np.where(np.abs(d) <= EPS_ETA, 0.0, d)
     nu, delta, manning, eddy = fr
     new = adv - g * c * d + acc * s + eddy * s / (dx * dx) * lap
-    new = _friction(new, hf, s, g, nu, delta, manning)
-    return np.where(hf <= DRY, 0.0, new)
+    return np.where(hf <= DRY, 0.0, _friction(new, hf, s, g, nu, delta, manning))
 
 
 def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides, side_eta, dx: float, g: float, s: float,
@@ -125,8 +125,7 @@ def substep(h: F64, bed: F64, u: F64, w: F64, ax: F64, az: F64, sides, side_eta,
 
 def substep_length(h: F64, u: F64, w: F64, dx: float, g: float, remaining: float, cfl: float = CFL) -> float:
     """The next substep: the remaining time in equal parts within the CFL and positivity limits."""
-    speed = np.maximum(np.maximum(np.abs(u[:, :-1]), np.abs(u[:, 1:])), np.maximum(np.abs(w[:-1]), np.abs(w[1:])))
-    a = float((np.sqrt(g * h) + speed).max())
+    a = math.sqrt(g * float(h.max())) + max(float(np.abs(u).max()), float(np.abs(w).max()))
     out = float((np.maximum(u[:, 1:], 0.0) - np.minimum(u[:, :-1], 0.0)
                  + np.maximum(w[1:], 0.0) - np.minimum(w[:-1], 0.0)).max())
     limit = min(remaining, cfl * dx / a if a > 0.0 else math.inf, dx / out if out > 0.0 else math.inf)

@@ -9,23 +9,17 @@ from numba import njit, prange
 
 from engine.water import formulas as f
 from engine.water import plain
-from engine.water.params import I_CFL, I_DX, I_G, I_MAX_SUBSTEPS, I_RUNAWAY, NOT_FINITE, OK, RUNAWAY_STATUS
+from engine.water.params import (I_CFL, I_DX, I_G, I_MANNING, I_MAX_SUBSTEPS, I_NU, I_RUNAWAY, NOT_FINITE, OK,
+                                 RUNAWAY_STATUS)
 
 ROWS = 8   # rows per block: a thread's unit of work
 
 
 @njit(cache=True, parallel=True)
-def speeds(h, u, w, g, rates):
+def fluxes(h, bed, u, w, qx, qz, rates, sides, side_eta):
     n = h.shape[0]
     for b in prange((n + ROWS - 1) // ROWS):
-        plain.speeds(h, u, w, g, rates, b * ROWS, min(n, b * ROWS + ROWS))
-
-
-@njit(cache=True, parallel=True)
-def fluxes(h, bed, u, w, qx, qz, sides, side_eta):
-    n = h.shape[0]
-    for b in prange((n + ROWS - 1) // ROWS):
-        plain.x_fluxes(h, bed, u, qx, sides, side_eta, b * ROWS, min(n, b * ROWS + ROWS))
+        plain.x_fluxes(h, bed, u, w, qx, rates, sides, side_eta, b * ROWS, min(n, b * ROWS + ROWS))
     for b in prange((n + ROWS) // ROWS):
         plain.z_fluxes(h, bed, w, qz, sides, side_eta, b * ROWS, min(n + 1, b * ROWS + ROWS))
 
@@ -46,6 +40,13 @@ def momentum(h, bed, u, w, ax, az, qx, qz, un, wn, sides, side_eta, p, dt):
         plain.w_momentum(h, bed, w, az, qx, qz, wn, sides, side_eta, p, dt, b * ROWS, min(n + 1, b * ROWS + ROWS))
 
 
+@njit(cache=True, parallel=True)
+def friction(h, bed, un, wn, p, dt):
+    n = h.shape[0]
+    for b in prange((n + ROWS - 1) // ROWS):
+        plain.friction(h, bed, un, wn, p, dt, b * ROWS, min(n, b * ROWS + ROWS))
+
+
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, side_eta, p, dt):
     """`plain.advance` with each phase on threads (same arguments, same result bit for bit)."""
@@ -56,26 +57,20 @@ def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, si
     n = 0
     bvol = 0.0
     status = OK
-    speeds(h, uc, wc, g, rates)
-    while True:
-        a_max, out_max, bad = plain.reduce_rates(rates)
-        if bad:
-            status = NOT_FINITE
-            break
-        if a_max > p[I_RUNAWAY] or n >= p[I_MAX_SUBSTEPS]:
+    while t < dt:
+        fluxes(h, bed, uc, wc, qx, qz, rates, sides, side_eta)
+        status, s, m = plain.substep(h, uc, wc, rates, p, dt - t)
+        if status == OK and n >= p[I_MAX_SUBSTEPS]:
             status = RUNAWAY_STATUS
+        if status != OK:
             break
-        remaining = dt - t
-        if remaining <= 0.0:
-            break
-        s, m = f.substep_length(remaining, a_max, out_max, dx, p[I_CFL])
-        fluxes(h, bed, uc, wc, qx, qz, sides, side_eta)
         depths(h, qx, qz, s / dx)
         bvol += plain.boundary_volume(qx, qz, s / dx, dx)
         momentum(h, bed, uc, wc, ax, az, qx, qz, un, wn, sides, side_eta, p, s)
+        if p[I_NU] > 0.0 or p[I_MANNING] > 0.0:
+            friction(h, bed, un, wn, p, s)
         uc, un = un, uc
         wc, wn = wn, wc
-        speeds(h, uc, wc, g, rates)
         n += 1
         t = dt if m == 1 else t + s
     if n % 2 == 1:

@@ -15,7 +15,7 @@ OK, NOT_FINITE, RUNAWAY_STATUS = 0, 1, 2
 # CFL: (sqrt(g h) + |v|) dt / dx per substep. Forward-backward gravity waves on the staggered
 # 5-point stencil are stable for c dt / dx <= 1 / sqrt(2) in 2-D; the upwind depths and advection
 # take some of that margin.
-CFL = 0.6
+CFL = 0.65
 MAX_SUBSTEPS = 1000   # more substeps than this in one step is a runaway
 RUNAWAY = 1000.0      # m/s: a water speed above this is a runaway
 BIG = 1e300           # anything not below this is treated as not finite

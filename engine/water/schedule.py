@@ -25,7 +25,7 @@ class Scratch:
         self.w = np.zeros((nz + 1, nx), dtype=np.float32)
         self.qx = np.zeros((nz, nx + 1))
         self.qz = np.zeros((nz + 1, nx))
-        self.rates = np.zeros((nz, 3))
+        self.rates = np.zeros((nz, 2), dtype=np.int64)
 
 
 def parallel(cells: int) -> bool:

@@ -62,7 +62,7 @@ def kernel_run(traversal, name: str, steps: int, push: bool = True):
     h, bed, u, w, sides, eta_out, dx, fr = scene(name)
     nz, nx = h.shape
     p = parameters(G, dx, nu=fr[0], delta=fr[1], manning=fr[2], eddy=fr[3])
-    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 3)))
+    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 2), np.int64))
     ax, az = np.zeros_like(u), np.zeros_like(w)
     subs, inflow = [], 0.0
     for step in range(steps):
@@ -156,7 +156,7 @@ def test_non_finite_state_is_reported():
     h, bed, u, w, sides, eta_out, dx, fr = scene("bumpy-walls")
     h[4, 5] = np.nan
     nz = h.shape[0]
-    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 3)))
+    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 2), np.int64))
     status, t, n, _ = plain.advance(h, bed, u, w, np.zeros_like(u), np.zeros_like(w), *scratch, sides, eta_out,
                                     parameters(G, dx), DT)
     assert status != OK and n == 0
