@@ -252,3 +252,20 @@ def test_small_grids_step_on_one_thread_and_large_ones_on_threads():
 
     assert not schedule.parallel(128 * 96)          # every shipped level: the plain traversal
     assert schedule.parallel(512 * 512) == (numba.get_num_threads() > 1)
+
+
+def test_large_grids_keep_whichever_traversal_was_timed_faster():
+    """On a machine whose cores are all busy a threaded sweep waits for its workers: the schedule
+    times both traversals and keeps the faster, re-timing the other now and then (the bits are the
+    same either way, see tests/engine/kernels/test_shallow_water.py)."""
+    from engine.water import schedule
+
+    s = schedule.Scratch(4, 4)
+    assert schedule._choose(s) is True                  # the threaded one is timed first ...
+    s.pace[True] = [5e-3] * schedule.PROBE_STEPS
+    assert schedule._choose(s) is False                 # ... then the plain one
+    s.pace[False] = [1e-3] * schedule.PROBE_STEPS       # plain faster (a busy machine)
+    s.steps = schedule.PROBE_STEPS + 1
+    assert schedule._choose(s) is False
+    s.steps = schedule.PROBE_EVERY                      # now and then the other is re-timed
+    assert schedule._choose(s) is True
