@@ -3,7 +3,8 @@
 Scene: a 4 m x 4 m pool, 0.5 m deep, reflective walls, with a 5 cm mound released at t = 0 so the
 flow is not trivial; fixed step dt = 1/120 s. For each size the table gives wall ms per step of
 `engine.water` as a grid steps it (the schedule's choice: the plain traversal on one thread below
-`PARALLEL_MIN_CELLS`, the fast one on all threads above), of the plain traversal on one thread, and
+`PARALLEL_MIN_CELLS`; above, whichever of the fast traversal on all threads and the plain one it
+timed faster), of the plain traversal on one thread, and
 of the reference column, the seed's scheme done plainly in numba (`seed_scheme`), each on a copy of
 the same state and in the same run; `speedup_vs_seed` is the seed's ms over the grid's. A 512^2
 "shore" row tilts the bed so a third of the pool is dry beach. The `level` row times the largest
@@ -142,7 +143,7 @@ def run(quick: bool) -> dict[str, Any]:
             "cells": name if name != "level" else f"{nx}x{nz} level",
             "ms_per_step": wall * 1e3,
             "best_ms_per_step": best * 1e3,
-            "traversal": "fast" if schedule.parallel(grid.h.size) else "plain",
+            "traversal": "timed: fast or plain" if schedule.parallel(grid.h.size) else "plain",
             "threads": numba.get_num_threads() if schedule.parallel(grid.h.size) else 1,
             "substeps": grid.substeps,
             "plain_1_thread_ms": plain_wall * 1e3,
@@ -168,7 +169,8 @@ def run(quick: bool) -> dict[str, Any]:
                       "thread, CFL 0.66), on a copy of the same state in the same run"),
         "threads": numba.get_num_threads(),
         "threads_note": (f"grids under {schedule.PARALLEL_MIN_CELLS} cells step on one thread (plain traversal); "
-                         f"larger ones on all threads (fast traversal, the same bits)"),
+                         f"larger ones time the fast traversal on all threads against the plain one and keep "
+                         f"the faster (the same bits either way)"),
         "cpus": os.cpu_count(),
         "load_average": round(os.getloadavg()[0], 2),
         "first_call_s": first_call,

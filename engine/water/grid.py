@@ -210,7 +210,12 @@ class WaterGrid:
             raise KeyError(f"no water source with handle {handle} (it may have been removed already)")
 
     def step(self, dt: float, time: float = 0.0) -> None:
-        """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway."""
+        """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway.
+
+        Order: sources and inflow sides pour, the shallow-water substeps run (`schedule.advance`),
+        then the extra uniform damping. A further stage of the water step acting once per step
+        (e.g. dispersive waves) goes after the substeps, on the same arrays; one acting per
+        substep goes after the momentum phase in the traversals' `advance`."""
         self._pour(dt)
         for name in ARRAYS:      # the traversals are compiled for writable arrays
             getattr(self, name).flags.writeable = True

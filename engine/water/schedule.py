@@ -21,6 +21,8 @@ from time import perf_counter
 PARALLEL_MIN_CELLS = 160 * 160
 PROBE_EVERY = 64      # steps between timings of the traversal not in use
 PROBE_STEPS = 2       # steps per timing
+PROBE_SPARSE = 16     # the other one more than SPARSE_RATIO times slower: re-time it 16 times less often
+SPARSE_RATIO = 2.0
 
 
 class Scratch:
@@ -43,8 +45,12 @@ def _choose(scratch: Scratch) -> bool:
     for candidate in (True, False):
         if len(pace[candidate]) < PROBE_STEPS:
             return candidate
-    faster = sorted(pace[True])[len(pace[True]) // 2] < sorted(pace[False])[len(pace[False]) // 2]
-    return (not faster) if scratch.steps % PROBE_EVERY < PROBE_STEPS else faster
+    threaded = sorted(pace[True])[len(pace[True]) // 2]
+    one = sorted(pace[False])[len(pace[False]) // 2]
+    faster = threaded < one
+    # re-timing a far slower traversal costs the most and tells the least: do it less often
+    every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
+    return (not faster) if scratch.steps % every < PROBE_STEPS else faster
 
 
 def parallel(cells: int) -> bool:

@@ -262,10 +262,14 @@ def test_large_grids_keep_whichever_traversal_was_timed_faster():
 
     s = schedule.Scratch(4, 4)
     assert schedule._choose(s) is True                  # the threaded one is timed first ...
-    s.pace[True] = [5e-3] * schedule.PROBE_STEPS
+    s.pace[True] = [1.5e-3] * schedule.PROBE_STEPS
     assert schedule._choose(s) is False                 # ... then the plain one
     s.pace[False] = [1e-3] * schedule.PROBE_STEPS       # plain faster (a busy machine)
     s.steps = schedule.PROBE_STEPS + 1
     assert schedule._choose(s) is False
     s.steps = schedule.PROBE_EVERY                      # now and then the other is re-timed
+    assert schedule._choose(s) is True
+    s.pace[True] = [9e-3] * schedule.PROBE_STEPS        # far slower: re-timed PROBE_SPARSE times less often
+    assert schedule._choose(s) is False
+    s.steps = schedule.PROBE_EVERY * schedule.PROBE_SPARSE
     assert schedule._choose(s) is True
