@@ -14,7 +14,6 @@ other guests while the row was timed (Linux).
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 from typing import Any, Callable

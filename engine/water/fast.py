@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from engine.water import formulas as f
 from engine.water import plain
-from engine.water.params import (I_CFL, I_DX, I_G, I_MANNING, I_MAX_SUBSTEPS, I_NU, I_RUNAWAY, NOT_FINITE, OK,
-                                 RUNAWAY_STATUS)
+from engine.water.params import I_DX, I_MANNING, I_MAX_SUBSTEPS, I_NU, OK, RUNAWAY_STATUS
 
 ROWS = 8   # rows per block: a thread's unit of work
 
@@ -50,7 +48,7 @@ def friction(h, bed, un, wn, p, dt):
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, side_eta, p, dt):
     """`plain.advance` with each phase on threads (same arguments, same result bit for bit)."""
-    g, dx = p[I_G], p[I_DX]
+    dx = p[I_DX]
     un, wn = scratch_u, scratch_w
     uc, wc = u, w
     t = 0.0

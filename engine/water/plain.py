@@ -258,7 +258,7 @@ def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, si
     A further stage of the water step (e.g. dispersive waves) acting per substep goes after the
     momentum phase, on (h, uc, wc); one acting per step goes after this call."""
     nz = h.shape[0]
-    g, dx = p[I_G], p[I_DX]
+    dx = p[I_DX]
     un, wn = scratch_u, scratch_w
     uc, wc = u, w
     t = 0.0
