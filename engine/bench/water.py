@@ -1,61 +1,44 @@
-"""`bottles bench` water section: the shallow-water step against real time, numpy and memory bandwidth.
+"""`bottles bench` water section: the water step against real time and against the seed's scheme.
 
 Scene: a 4 m x 4 m pool, 0.5 m deep, reflective walls, with a 5 cm mound released at t = 0 so the
-flow is not trivial; fixed step dt = 1/120 s. A second 512^2 row, "shore", tilts the bed so a
-third of the pool is dry beach: its rows take the kernel's general wet/dry loops instead of the
-fast ones for wet rows over a level bed.
-
-For each grid the table gives wall ms per step (median and best of several batches: the machines
-are shared and jitter), CFL substeps and advection parts per step, simulated seconds per wall
-second, the numpy reference's ms per step on the same state, and two memory floors over the copy
-bandwidth measured in this same run at the grid's working-set size: `floor`, the bytes this
-kernel must move (up to MAX_LEVELS levels, advection parts and substeps, per pass, so per pass it
-reads h, u, w, and the bed where a row's bed is not one height, and writes h, u, w once), and
-`unblocked_floor`, what a kernel sweeping the grid once per level would. Nothing writes the
-benchmark pool between its steps, so its steps reuse the statistics the last one left (see
-`water._Live`); a step after a write re-reads the arrays written, up to `statistics_ms` more.
-From 512^2 up it also splits a step into its parts, timed on the kernel's own pieces
-(`_breakdown`): the statistics read, a pass's loads and stores, one gravity substep and one
-advection part, in ms; a step takes pass + substeps x substep + advection, plus statistics when
-the state was written since the last step. Each row also gives `host_steal_pct`, the share of the
-CPU time the hypervisor spent on other guests while the row was timed (Linux): the machines are
-shared, and a row timed while they were busy says so.
+flow is not trivial; fixed step dt = 1/120 s. For each size the table gives wall ms per step of
+`engine.water` as a grid steps it (the schedule's choice: the plain traversal on one thread below
+`PARALLEL_MIN_CELLS`; above, whichever of the fast traversal on all threads and the plain one it
+timed faster), of the plain traversal on one thread, and
+of the reference column, the seed's scheme done plainly in numba (`seed_scheme`), each on a copy of
+the same state and in the same run; `speedup_vs_seed` is the seed's ms over the grid's. A 512^2
+"shore" row tilts the bed so a third of the pool is dry beach. The `level` row times the largest
+shipped level's size, 128 x 96 (the calm pool). Rows give medians and bests of several batches (the
+machines are shared and jitter) and `host_steal_pct`, the share of CPU time the hypervisor gave to
+other guests while the row was timed (Linux).
 """
 from __future__ import annotations
 
-import math
 import os
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numba
 import numpy as np
 
-from engine.kernels import reference as ref
-from engine.kernels import shallow_water as sw
+from engine.bench import seed_scheme
 from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
-from engine import water
-from engine.water import WaterGrid
+from engine.water import WaterGrid, plain, schedule
+from engine.water.params import CFL
 
 DT = 1.0 / 120.0
-SIZES = (128, 256, 512, 1024, 2048)
+SIZES = (128, 256, 512, 1024)
 QUICK_SIZES = (128, 256, 512)
-TARGETS = {512: 8.0, 1024: 2.0}          # simulated s per wall s wanted on the 2-core machine
-# bytes per cell a pass must move: read h (float64) and u, w (float32), and the bed (float64) on
-# rows whose bed is not one height; write h, u, w
-PASS_BYTES = 8 + 4 + 4 + 8 + 4 + 4
-BED_BYTES = 8
-# bytes per cell a step reads first when every array was written since the last one, for the CFL
-# speed, the depth units and which rows are pushed (`shallow_water._stats`): h, bed (float64),
-# u, w, ax, az (float32); the benchmark pool writes nothing between steps, so its steps read none
-STATS_BYTES = 8 + 8 + 4 + 4 + 4 + 4
-STATE_BYTES = 8 + 8 + 4 + 4                # h, bed, u, w: the working set of a pass
+TARGETS = {"512x512": 2.0}                   # the grid's step at least this many times faster than the seed's
+LEVEL_TARGET_MS = 0.5                       # a 128 x 96 level step
 
 
-def pool(n: int) -> WaterGrid:
-    """The benchmark pool at n x n cells."""
-    level = Level(pool=PoolSpec(size=(4.0, 4.0), cell=4.0 / n, wall_height=1.0),
-                  water=WaterSpec(level=0.5, bumps=(BumpSpec(center=(1.3, 1.7), radius=0.4, height=0.05),)))
+def pool(n: int, m: int | None = None) -> WaterGrid:
+    """The benchmark pool at n x m cells (m = n: square)."""
+    m = n if m is None else m
+    level = Level(pool=PoolSpec(size=(4.0, 4.0 * m / n), cell=4.0 / n, wall_height=1.0),
+                  water=WaterSpec(level=0.5, bumps=(BumpSpec(center=(1.3, 1.7 * m / n), radius=0.4, height=0.05),),
+                                  viscosity=0.0, manning=0.0, eddy_viscosity=0.0))
     return WaterGrid.from_level(level)
 
 
@@ -66,23 +49,6 @@ def shore(n: int) -> WaterGrid:
     grid.bed[...] = 0.75 * x[None, :] / 4.0
     grid.h[...] = np.maximum(0.5 - grid.bed, 0.0)
     return grid
-
-
-def bandwidth(nbytes: int, repeats: int = 5) -> float:
-    """Copy bandwidth in bytes/s (read + write counted), best of a few copies of an nbytes array.
-
-    Sized like a grid's working set it says what its cache level delivers (a 512^2 grid's arrays
-    fit a 32 MB L3; 1024^2 and up stream from main memory).
-    """
-    a = np.ones(max(nbytes // 8, 1024))
-    b = np.empty_like(a)
-    np.copyto(b, a)
-    best = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        np.copyto(b, a)
-        best = min(best, time.perf_counter() - t)
-    return 2.0 * a.nbytes / best
 
 
 def host_cpu_ticks(stat: str = "/proc/stat") -> tuple[int, int] | None:
@@ -107,182 +73,105 @@ def steal_percent(before: tuple[int, int] | None, after: tuple[int, int] | None)
     return round(100.0 * (after[1] - before[1]) / (after[0] - before[0]), 2)
 
 
-def _time_steps(grid: WaterGrid, budget_s: float) -> tuple[float, float, int]:
-    """Median and best wall seconds per step over batches filling about budget_s; substeps of the last step."""
-    per_step: list[float] = []
+def _time(step: Callable[[], Any], budget_s: float) -> tuple[float, float]:
+    """Median and best wall seconds per call over batches filling about budget_s."""
+    per: list[float] = []
     start = time.perf_counter()
     batch = 1
-    while time.perf_counter() - start < budget_s or len(per_step) < 3:
+    while time.perf_counter() - start < budget_s or len(per) < 3:
         t = time.perf_counter()
         for _ in range(batch):
-            grid.step(DT)
-        per_step.append((time.perf_counter() - t) / batch)
-        if per_step[-1] * batch < 0.02:
-            batch *= 2                   # keep batches long enough to time
-    return float(np.median(per_step)), float(np.min(per_step)), grid.substeps
+            step()
+        per.append((time.perf_counter() - t) / batch)
+        if per[-1] * batch < 0.02:
+            batch *= 2
+    return float(np.median(per)), float(np.min(per))
 
 
-def _breakdown(grid: WaterGrid, substeps: int, threads: int) -> dict[str, float]:
-    """Wall ms of the parts of a step, from the kernel's own pieces on a copy of the grid's state:
-    the statistics read (`_stats`), one pass's loads and stores, a gravity substep and an
-    advection part, and a whole step timed among them (the machines are shared: parts and step
-    are timed under the same load, so they may be compared; the step reuses the statistics the
-    pieces before it left, as a grid's step does when nothing was written). A pass of k substeps
-    takes pass + k substep; the differences between passes of 1, k and 1 + k levels give the
-    parts (medians of several timings, on `threads` threads)."""
-    # copies: writable, as the kernel takes them
-    h, bed, u, w = (grid.read(name).copy() for name in ("h", "bed", "u", "w"))
+def _plain_stepper(grid: WaterGrid) -> Callable[[], Any]:
+    """Steps of the plain traversal on a copy of the grid's state, on one thread."""
+    h, bed, u, w = (grid.read(n).copy() for n in ("h", "bed", "u", "w"))
     ax, az = np.zeros_like(u), np.zeros_like(w)
-    nz, nx = h.shape
-    rows = np.zeros((nz + 1, sw.NSTAT), dtype=np.int64)
-    inflow = np.zeros(nz)
-    chunks = sw.chunks_for(nz, threads)
-    split = sw.even_split(nz, chunks)    # the pieces' passes: equal chunks (their timings are not used)
-    k = max(2, min(substeps, sw.MAX_LEVELS - 1))
-    s = DT / substeps
-    scale = float(grid._scale[0]) or 2.0 ** sw.MAX_SHIFT
-    dq, wq = np.int32(sw.DRY * scale), np.int32(sw.WET * scale)
-    vcap = sw.CLAMP * grid.dx / s
-    reach = sw.LAG * (k + 1) + 1         # halo rows for the longest pass timed
-    halos = (np.empty((chunks, 2 * reach + 1, nx)), np.empty((chunks, 2 * reach + 1, nx + 1), np.float32),
-             np.empty((chunks, 2 * reach + 1, nx), np.float32))
-    wrapped = np.zeros(chunks, dtype=np.int64)
-    lefts = np.zeros(nz, dtype=np.bool_)
-    sw._stats(h, bed, u, w, ax, az, rows, 0)   # a pass reads the rows' level beds and pushes from here
-
-    def sweep(kinds: list[int]) -> float:
-        plan = np.array(kinds, dtype=np.int64)
-        t = time.perf_counter()
-        sw._sweep(h, bed, u, w, ax, az, plan, rows, inflow, grid._sides, grid._side_eta, grid.gravity, grid.dx,
-                  s, DT, vcap, scale, dq, wq, split, *halos, wrapped, lefts, 0)
-        return time.perf_counter() - t
-
-    def stats() -> float:
-        t = time.perf_counter()
-        sw._stats(h, bed, u, w, ax, az, rows, 0)
-        return time.perf_counter() - t
-
-    step_scale = np.array([scale])
-    step_split = sw.even_split(nz, chunks)   # kept between the timed steps, as a grid keeps it
-
-    def step() -> float:
-        t = time.perf_counter()
-        sw.advance(h, bed, u, w, ax, az, rows, inflow, step_scale, grid._sides, grid._side_eta, grid.dx,
-                   grid.gravity, DT, sw.CFL, sw.FLOW_CFL, sw.CLAMP, sw.DRY, sw.MAX_SUBSTEPS, sw.RUNAWAY, step_split, 0,
-                   sw.ALL_FRESH)
-        return time.perf_counter() - t
-
-    cases = {"stats": stats, "one": lambda: sweep([0]), "k": lambda: sweep([0] * k),
-             "k_adv": lambda: sweep([1] + [0] * k), "step": step}
-    threads_before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        for f in cases.values():
-            f()                          # first calls: allocation, caches
-        times: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(9):               # interleaved, so a busy moment slows every part alike
-            for name, f in cases.items():
-                times[name].append(f())
-    finally:
-        numba.set_num_threads(threads_before)
-    med = {name: float(np.median(v)) * 1e3 for name, v in times.items()}
-    substep = (med["k"] - med["one"]) / (k - 1)
-    return {"statistics": med["stats"], "pass": med["one"] - substep, "substep": substep,
-            "advection": med["k_adv"] - med["k"], "step_beside_parts": med["step"]}
+    s = schedule.Scratch(*h.shape)
+    p = grid.parameters()
+    sides, eta = np.zeros(4, np.int64), np.zeros(4)
+    return lambda: plain.advance(h, bed, u, w, ax, az, s.u, s.w, s.qx, s.qz, s.rates, sides, eta, p, DT)
 
 
-def _time_reference(grid: WaterGrid, substeps: int, whole_step: bool) -> float:
-    """Seconds per step of the numpy reference on a copy of the grid's state (above 512^2: one
-    gravity substep times the substep count, plus one advection)."""
-    h, u, w = grid.read("h").copy(), grid.read("u").copy(), grid.read("w").copy()
-    bed = grid.read("bed")
-    args = (grid.read("ax"), grid.read("az"), grid._sides, grid._side_eta, grid.dx, grid.gravity)
-    t = time.perf_counter()
-    if whole_step:
-        ref.advance(h, bed, u, w, *args, DT)
-        return time.perf_counter() - t
-    ref.substep(h, bed, u, w, *args, DT / substeps)
-    gravity = (time.perf_counter() - t) * substeps
-    t = time.perf_counter()
-    ref.advect(h, u, w, grid.dx, DT)
-    return gravity + time.perf_counter() - t
+def _seed_stepper(grid: WaterGrid) -> Callable[[], Any]:
+    """Steps of the seed's scheme (float64, plain numba, one thread) on a copy of the grid's state."""
+    h, bed = grid.read("h").copy(), grid.read("bed").copy()
+    u, w = grid.read("u").astype(np.float64), grid.read("w").astype(np.float64)
+    un, wn, hn = np.zeros_like(u), np.zeros_like(w), np.zeros_like(h)
+    return lambda: seed_scheme.advance(h, bed, u, w, un, wn, hn, grid.dx, grid.gravity, DT)
+
+
+def _one_thread(step: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            return step()
+        finally:
+            numba.set_num_threads(threads)
+    return run
 
 
 def run(quick: bool) -> dict[str, Any]:
     """Time the water step at each size; return the table and the machine's figures."""
-    dram = bandwidth(256 * 2 ** 20, 3 if quick else 5)
     t = time.perf_counter()
     first = pool(32)
     first.step(DT)                       # loads the kernels from the cache (or compiles them)
+    _seed_stepper(first)()
+    _plain_stepper(first)()
     first_call = time.perf_counter() - t
+    budget = 0.5 if quick else 2.0
+    cases = [("level", pool(128, 96))] + [(f"{n}x{n}", pool(n)) for n in (QUICK_SIZES if quick else SIZES)]
+    cases.insert(4, ("512x512 shore", shore(512)))
     rows = []
-    cases = [(n, "pool") for n in (QUICK_SIZES if quick else SIZES)]
-    cases.insert(3, (512, "shore"))
-    for n, scene in cases:
-        grid = pool(n) if scene == "pool" else shore(n)
-        for _ in range(2):
-            grid.step(DT)                # start the flow; first touches of the arrays
+    for name, grid in cases:
+        for _ in range(3):
+            grid.step(DT)                # start the flow
         cpu_before = host_cpu_ticks()
-        wall, best, substeps = _time_steps(grid, 0.5 if quick else 2.0)
+        wall, best = _time(lambda: grid.step(DT), budget)
+        plain_wall, _ = _time(_one_thread(_plain_stepper(grid)), budget)
+        seed_wall, seed_best = _time(_seed_stepper(grid), budget)
         steal = steal_percent(cpu_before, host_cpu_ticks())
-        ref_s = _time_reference(grid, substeps, whole_step=n <= 512)
-        cells = n * n
-        bw = bandwidth(STATE_BYTES * cells)   # copying the state's worth into as much again
-        vmax = max(float(np.abs(grid.read("u")).max()), float(np.abs(grid.read("w")).max()))
-        parts = sw.advections_for(DT, grid.dx, vmax)
-        levels = parts + substeps
-        passes = -(-levels // sw.MAX_LEVELS)
-        bed = grid.read("bed")
-        varied = float(np.mean(np.any(bed != bed[:, :1], axis=1)))   # rows that read their bed
-        per_pass = PASS_BYTES + BED_BYTES * varied
-        floor = passes * per_pass * cells / bw
-        unblocked = levels * per_pass * cells / bw
+        nz, nx = grid.shape
         row: dict[str, Any] = {
-            "cells": f"{n}x{n}" + ("" if scene == "pool" else f" {scene}"),
+            "cells": name if name != "level" else f"{nx}x{nz} level",
             "ms_per_step": wall * 1e3,
             "best_ms_per_step": best * 1e3,
-            "substeps": substeps,
-            "advection_parts": parts,
-            "threads_used": grid._last_threads,
+            "traversal": "timed: fast or plain" if schedule.parallel(grid.h.size) else "plain",
+            "threads": numba.get_num_threads() if schedule.parallel(grid.h.size) else 1,
+            "substeps": grid.substeps,
+            "plain_1_thread_ms": plain_wall * 1e3,
+            "seed_scheme_ms": seed_wall * 1e3,
+            "speedup_vs_seed": seed_wall / wall,
             "sim_s_per_wall_s": DT / wall,
-            "best_sim_s_per_wall_s": DT / best,
-            "numpy_ms_per_step": ref_s * 1e3,
-            "copy_GBps": bw / 1e9,
-            "speedup_vs_numpy": ref_s / wall,
-            "floor_ms": floor * 1e3,
-            "floor_sim_s_per_wall_s": DT / floor,
-            "unblocked_floor_sim_s_per_wall_s": DT / unblocked,
-            "ns_per_cell_substep": wall / (substeps * cells) * 1e9,
+            "ns_per_cell_substep": wall / (max(grid.substeps, 1) * grid.h.size) * 1e9,
         }
         if steal is not None:
             row["host_steal_pct"] = steal
-        if n >= 512:
-            for part, ms in _breakdown(grid, substeps, max(grid._last_threads, 1)).items():
-                row[f"{part}_ms"] = ms
-        if n in TARGETS and scene == "pool":
-            row["target_sim_s_per_wall_s"] = TARGETS[n]
-            row["met"] = DT / wall >= TARGETS[n]
+        if name in TARGETS:
+            row["target_speedup_vs_seed"] = TARGETS[name]
+            row["met"] = seed_wall / wall >= TARGETS[name]
+        if name == "level":
+            row["target_ms"] = LEVEL_TARGET_MS
+            row["met"] = wall * 1e3 <= LEVEL_TARGET_MS
         rows.append(row)
     return {
         "rows": rows,
-        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s; grid depths float64 (int32 units of a "
-                  "few nm inside a pass), velocities float32; "
-                  "shore: the bed rises to 0.75 m along x"),
+        "scene": ("4 m x 4 m pool, 0.5 m deep, 5 cm mound, dt = 1/120 s, inviscid; depths float64, velocities "
+                  "float32; shore: the bed rises to 0.75 m along x; level: 128 x 96 cells of 3.125 cm"),
+        "reference": ("seed_scheme_ms: the seed's semi-Lagrangian scheme done plainly in numba (float64, one "
+                      "thread, CFL 0.66), on a copy of the same state in the same run"),
         "threads": numba.get_num_threads(),
-        "threads_note": (f"grids under {water.PARALLEL_MIN_CELLS} cells step on one thread; larger ones time "
-                         f"1 and all threads and keep the faster (a busy machine stalls parallel sweeps)"),
+        "threads_note": (f"grids under {schedule.PARALLEL_MIN_CELLS} cells step on one thread (plain traversal); "
+                         f"larger ones time the fast traversal on all threads against the plain one and keep "
+                         f"the faster (the same bits either way)"),
         "cpus": os.cpu_count(),
-        "main_memory_copy_GBps": dram / 1e9,
-        "load_average": round(os.getloadavg()[0], 2),   # the machines are shared: busy ones time slower
-        "host_steal": ("host_steal_pct: the share of this machine's CPU time that the hypervisor gave to other "
-                       "guests while the row's steps were timed (/proc/stat; Linux only); above a few percent, "
-                       "the row timed the host's load as well as the kernel"),
+        "load_average": round(os.getloadavg()[0], 2),
         "first_call_s": first_call,
-        "cfl": sw.CFL,
-        "floor": (f"{PASS_BYTES} B per cell per pass of up to {sw.MAX_LEVELS} levels (advection parts and "
-                  f"substeps; read h as float64 and u, w as float32, and the bed on rows whose bed is not one "
-                  f"height, {BED_BYTES} B more; write h, u, w) / copy_GBps at the grid's working-set size; "
-                  f"unblocked: the passes' bytes per level; a step after writes to the state also reads "
-                  f"the arrays written for its statistics, up to {STATS_BYTES} B per cell (statistics_ms)"),
-        "numpy_reference": "whole steps up to 512^2; above, one substep times the substep count plus one advection",
+        "cfl": CFL,
     }

@@ -109,9 +109,21 @@ class WaterSpec:
     boundary: Boundary = spec("any", default=Boundary(), convert=_boundary, cls=Boundary,
                               doc='"reflective", "absorbing", or a table per side')
     bumps: tuple[BumpSpec, ...] = spec("tables", default=(), cls=BumpSpec, doc="initial surface mounds")
-    damping: float = spec("float", default=0.25, min=0.0, max=100.0,
-                          doc="linear damping of the water's velocity, 1/s (bottom friction and viscosity: "
-                              "how fast a pool calms down; 0 keeps waves forever)")
+    viscosity: float = spec("float", default=1.0e-6, min=0.0, max=1.0,
+                            doc="kinematic viscosity, m^2/s (water 1.0e-6): laminar friction in the bed's "
+                                "boundary layer; 0 for none")
+    wave_period: float = spec("float", default=2.0, min=0.01, max=1000.0,
+                              doc="period of the waves whose Stokes boundary layer sets the laminar friction, s "
+                                  "(the layer is sqrt(viscosity period / pi) thick)")
+    manning: float = spec("float", default=0.01, min=0.0, max=1.0,
+                          doc="Manning's roughness n of the bed, s/m^(1/3) (smooth tiles 0.01, concrete 0.013, "
+                              "gravel 0.03): turbulent friction of fast flow; 0 for none")
+    eddy_viscosity: float = spec("float", default=5.0e-4, min=0.0, max=10.0,
+                                 doc="horizontal eddy viscosity, m^2/s: damps a wave of wavenumber k at the rate "
+                                     "nu_t k^2, so ripples calm in seconds and pool-long waves last; 0 for none")
+    damping: float = spec("float", default=0.0, min=0.0, max=100.0,
+                          doc="extra uniform damping of the water's velocity, 1/s, on top of the friction above, "
+                              "for a level that wants its water calmer still; 0 for none")
 
     TOML_NAMES = MappingProxyType({"bump": "bumps"})
 

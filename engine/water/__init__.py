@@ -1,0 +1,15 @@
+"""The pool's water: a shallow-water solver on a staggered grid.
+
+    formulas.py   the scheme, pointwise: fluxes, advection, momentum, friction, open sides
+    plain.py      the plain traversal: one loop nest per phase; the readable specification
+    fast.py       the same phases over row blocks on threads, equal to plain bit for bit
+    schedule.py   which traversal (and how many threads) a grid's step takes
+    params.py     side and status codes, the parameter vector
+    grid.py       WaterGrid, the component: state arrays, sources, sides, the public API
+"""
+from __future__ import annotations
+
+from engine.water.grid import WaterGrid
+from engine.water.schedule import PARALLEL_MIN_CELLS
+
+__all__ = ["WaterGrid", "PARALLEL_MIN_CELLS"]
