@@ -1,0 +1,211 @@
+"""SplitWaves and MergeWaves: dispersive surface waves around the shallow-water step.
+
+The stage works over the water grid's public arrays only (h, bed, u, w, dx, read), so it can move
+into the water package as it is. Its hook, in the order a step must run:
+
+    SplitWaves.process   before the shallow-water step: take the surface part out of h, u, w
+                         (grid.h -= eta_s, interior faces -= grad phi_s) and step it with Airy's
+                         dispersion (engine.kernels.dispersion, equation (2)) over dt
+    <shallow-water step> steps the bulk that is left (and damps it)
+    MergeWaves.process   after it: carry the stepped surface part by the bulk velocity over dt,
+                         limit it by the new bulk depth, add it back (h += eta_s', faces += grad phi_s')
+
+The surface part is held by SplitWaves in between (`pending`). What other systems write into the grid
+between the halves (wave makers, mods placed before StepFluid) goes to the bulk and is split again at
+the next step. Equations and invariants: the kernel module's
+docstring. On with `[water] dispersion = true` (the default); `false` makes both halves no-ops.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import esper
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.components import WaterGrid
+from engine.kernels import dispersion as dk
+from engine.systems.base import System
+
+QUIET_V = 1e-7   # m/s: with eta_s under dk.QUIET, a surface velocity under this is no surface part
+
+
+@dataclass
+class _Pending:
+    """The surface part of one grid between the two halves of a step."""
+    eta: NDArray[np.float64]     # stepped eta_s, m (cells)
+    phi: NDArray[np.float64]     # stepped phi_s, m^2/s (cells)
+
+
+class SurfaceWaves:
+    """The dispersive surface-wave stage of one grid shape: wavenumbers, cached Airy coefficients,
+    the sponge. `split` and `merge` are the two halves (see the module docstring)."""
+
+    def __init__(self, shape: tuple[int, int], dx: float, gravity: float, open_sides: tuple[bool, ...],
+                 damping: float = 0.0) -> None:
+        nz, nx = shape
+        self.shape, self.dx, self.g, self.damping = shape, float(dx), float(gravity), float(damping)
+        self.k, self.k2 = dk.wavenumbers(nz, nx, self.dx)
+        self.open_sides = tuple(bool(s) for s in open_sides)
+        self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
+        self._split: dict[float, NDArray] = {}
+        self._sponge: dict[float, NDArray | None] = {}
+
+    def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float
+              ) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
+        """The surface part (eta_s, grad phi_s on x faces, on z faces) to take out of h, u, w, and
+        the surface part stepped over dt; None when there is none (calm, or no wet cell)."""
+        lam = dk.limiter(h)
+        wet = lam > 0.0
+        if not wet.any():
+            return None
+        eta = bed + h
+        ref = float(eta[wet].mean())
+        e_hat = dk.dct(np.where(wet, eta - ref, 0.0))
+        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx)), self.k2)
+        # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
+        still = np.maximum(ref - bed, 0.0)
+        full = still >= dk.FULL_H
+        levels = dk.depth_levels(float(still[full].min()) if full.any() else dk.FULL_H,
+                                 float(still[wet].max()))
+        weights = dk.level_weights(still, levels)
+        parts = []
+        eta_s = np.zeros_like(h)
+        phi_s = np.zeros_like(h)
+        for depth, wgt in zip(levels, weights):
+            keep = 1.0 - self._split_filter(float(depth))
+            ej, pj = e_hat * keep, p_hat * keep
+            parts.append((float(depth), wgt, ej, pj))
+            eta_s += wgt * dk.idct(ej)
+            phi_s += wgt * dk.idct(pj)
+        dk.limit_surface(eta_s, h, lam)
+        us, ws = self._face_velocity(phi_s, lam)
+        if (np.abs(eta_s).max() < dk.QUIET and max(np.abs(us).max(initial=0.0), np.abs(ws).max(initial=0.0))
+                < QUIET_V):
+            return None
+        eta_n = np.zeros_like(h)
+        phi_n = np.zeros_like(h)
+        for depth, wgt, ej, pj in parts:
+            c, a, b = self._coefficients(depth, dt)
+            eta_n += wgt * dk.idct(c * ej + a * pj)
+            phi_n += wgt * dk.idct(c * pj - b * ej)
+        if self.damping > 0.0:
+            phi_n *= np.exp(-self.damping * dt)
+        return eta_s, us, ws, _Pending(eta_n, phi_n)
+
+    def merge(self, pending: _Pending, h: NDArray, u: NDArray, w: NDArray, dt: float
+              ) -> tuple[NDArray, NDArray, NDArray]:
+        """The stepped surface part carried by the bulk velocity (u, w) over dt and limited by the
+        bulk depth h: (eta_s, grad phi_s on x faces, on z faces) to add to h, u, w."""
+        eta, phi = pending.eta, pending.phi
+        if np.any(u) or np.any(w):
+            eta_c, phi_c = np.empty_like(eta), np.empty_like(phi)
+            dk.advect(eta, u, w, self.dx, float(dt), eta_c)
+            dk.advect(phi, u, w, self.dx, float(dt), phi_c)
+            eta, phi = eta_c, phi_c
+        damp = self._sponge_of(dt)
+        if damp is not None:
+            eta = eta * damp
+            phi = phi * damp
+        lam = dk.limiter(h)
+        dk.limit_surface(eta, h, lam)
+        us, ws = self._face_velocity(phi, lam)
+        return eta, us, ws
+
+    # -- cached pieces -----------------------------------------------------------------------
+    def _face_velocity(self, phi: NDArray, lam: NDArray) -> tuple[NDArray, NDArray]:
+        """grad phi on the interior faces, scaled by the smaller limiter of the two cells."""
+        us, ws = dk.gradient(phi, self.dx)
+        us *= np.minimum(lam[:, 1:], lam[:, :-1])
+        ws *= np.minimum(lam[1:, :], lam[:-1, :])
+        return us, ws
+
+    def _split_filter(self, depth: float) -> NDArray:
+        got = self._split.get(depth)
+        if got is None:
+            if len(self._split) > 16:
+                self._split.clear()
+            got = self._split[depth] = dk.split_filter(self.k, depth)
+        return got
+
+    def _coefficients(self, depth: float, dt: float) -> tuple[NDArray, NDArray, NDArray]:
+        key = (depth, float(dt))
+        got = self._coef.get(key)
+        if got is None:
+            if len(self._coef) > 32:
+                self._coef.clear()
+            got = self._coef[key] = dk.airy_coefficients(self.k, depth, self.g, float(dt))
+        return got
+
+    def _sponge_of(self, dt: float) -> NDArray | None:
+        if float(dt) not in self._sponge:
+            nz, nx = self.shape
+            self._sponge[float(dt)] = dk.sponge(nz, nx, self.dx, self.open_sides, float(dt))  # type: ignore[arg-type]
+        return self._sponge[float(dt)]
+
+
+def _round_depth(d: float) -> float:
+    return float(f"{d:.3g}")
+
+
+def _open_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
+    return tuple(grid.boundary.side(s) in ("absorbing", "outflow")   # type: ignore[return-value]
+                 for s in ("x_min", "x_max", "z_min", "z_max"))
+
+
+class SplitWaves(System):
+    """Take each WaterGrid's surface waves out before the shallow-water step and step them with
+    Airy's dispersion (first half of the dispersive stage; see the module docstring).
+
+    Reads: WaterGrid. Writes: WaterGrid (h, u, w lose the surface part). Emits: nothing.
+    """
+
+    def bind(self, sim) -> None:
+        super().bind(sim)
+        self.enabled = bool(sim.level.water.dispersion)
+        self.damping = float(sim.level.water.damping)
+        self.stages: dict[int, SurfaceWaves] = {}
+        self.pending: dict[int, _Pending] = {}
+
+    def stage(self, entity: int, grid: WaterGrid) -> SurfaceWaves:
+        st = self.stages.get(entity)
+        if st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid):
+            st = self.stages[entity] = SurfaceWaves(grid.shape, grid.dx, grid.gravity, _open_sides(grid),
+                                                    self.damping)
+        return st
+
+    def process(self, dt: float) -> None:
+        self.pending.clear()
+        if not self.enabled:
+            return
+        for ent, grid in esper.get_component(WaterGrid):
+            got = self.stage(ent, grid).split(grid.read("h"), grid.read("bed"), grid.read("u"), grid.read("w"), dt)
+            if got is None:
+                continue
+            eta_s, us, ws, pending = got
+            grid.h[...] -= eta_s
+            grid.u[:, 1:-1] -= us
+            grid.w[1:-1, :] -= ws
+            self.pending[ent] = pending
+
+
+class MergeWaves(System):
+    """Carry the stepped surface waves by the bulk flow and add them back after the shallow-water
+    step (second half of the dispersive stage; see the module docstring).
+
+    Reads: WaterGrid, SplitWaves.pending. Writes: WaterGrid (h, u, w). Emits: nothing.
+    """
+
+    def process(self, dt: float) -> None:
+        split = self.sim.get_system("SplitWaves")
+        if not split.pending:   # type: ignore[attr-defined]
+            return
+        for ent, grid in esper.get_component(WaterGrid):
+            pending = split.pending.pop(ent, None)   # type: ignore[attr-defined]
+            if pending is None:
+                continue
+            eta, us, ws = split.stage(ent, grid).merge(pending, grid.read("h"), grid.read("u"),   # type: ignore[attr-defined]
+                                                        grid.read("w"), dt)
+            grid.h[...] += eta
+            grid.u[:, 1:-1] += us
+            grid.w[1:-1, :] += ws
