@@ -66,9 +66,10 @@ from numpy.typing import NDArray
 SPLIT_LO = 0.25        # k H below this: bulk only (shallow water's phase speed within 1% of (1))
 SPLIT_HI = 0.75        # k H above this: surface only
 DRY_H = 0.002          # m: no surface part at or below this depth
-FULL_H = 0.05          # m: the full surface part from this depth on
+FULL_H = 0.02          # m: the full surface part from this depth on
 HALF = 0.5             # |eta_s| <= HALF * depth
 QUIET = 1e-9           # m: a surface part smaller than this everywhere is dropped (lake at rest)
+MIN_LEVEL = 0.005      # m: the shallowest depth at which (2) is taken
 MAX_LEVELS = 4         # depths at which (2) is taken
 LEVEL_RATIO = 1.3      # neighbouring depths differ by at most this factor (unless MAX_LEVELS caps it)
 SPONGE_CELLS = 10
@@ -111,7 +112,7 @@ def airy_coefficients(k: NDArray[np.float64], depth: float, g: float, t: float
 def depth_levels(lo: float, hi: float) -> NDArray[np.float64]:
     """Depths at which (2) is taken: geometric from lo to hi, at most MAX_LEVELS, each rounded to three
     significant digits (so that steps of a calm pool reuse the same coefficients)."""
-    lo, hi = max(lo, FULL_H), max(hi, FULL_H)
+    lo, hi = max(lo, MIN_LEVEL), max(hi, MIN_LEVEL)
     if hi <= lo * 1.01:
         return np.array([_round3(0.5 * (lo + hi))])
     n = min(MAX_LEVELS, 1 + math.ceil(math.log(hi / lo) / math.log(LEVEL_RATIO)))

@@ -65,30 +65,30 @@ class SurfaceWaves:
         p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx)), self.k2)
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         still = np.maximum(ref - bed, 0.0)
-        full = still >= dk.FULL_H
-        levels = dk.depth_levels(float(still[full].min()) if full.any() else dk.FULL_H,
+        deep = wet & (still >= dk.MIN_LEVEL)
+        levels = dk.depth_levels(float(still[deep].min()) if deep.any() else dk.MIN_LEVEL,
                                  float(still[wet].max()))
         weights = dk.level_weights(still, levels)
-        parts = []
         eta_s = np.zeros_like(h)
         phi_s = np.zeros_like(h)
         for depth, wgt in zip(levels, weights):
             keep = 1.0 - self._split_filter(float(depth))
-            ej, pj = e_hat * keep, p_hat * keep
-            parts.append((float(depth), wgt, ej, pj))
-            eta_s += wgt * dk.idct(ej)
-            phi_s += wgt * dk.idct(pj)
+            eta_s += wgt * dk.idct(e_hat * keep)
+            phi_s += wgt * dk.idct(p_hat * keep)
+        # limit, then step exactly what is taken out (stepping more would count the rest twice)
         dk.limit_surface(eta_s, h, lam)
-        us, ws = self._face_velocity(phi_s, lam)
+        phi_s *= lam
+        us, ws = dk.gradient(phi_s, self.dx)
         if (np.abs(eta_s).max() < dk.QUIET and max(np.abs(us).max(initial=0.0), np.abs(ws).max(initial=0.0))
                 < QUIET_V):
             return None
+        e_hat, p_hat = dk.dct(eta_s), dk.dct(phi_s)
         eta_n = np.zeros_like(h)
         phi_n = np.zeros_like(h)
-        for depth, wgt, ej, pj in parts:
-            c, a, b = self._coefficients(depth, dt)
-            eta_n += wgt * dk.idct(c * ej + a * pj)
-            phi_n += wgt * dk.idct(c * pj - b * ej)
+        for depth, wgt in zip(levels, weights):
+            c, a, b = self._coefficients(float(depth), dt)
+            eta_n += wgt * dk.idct(c * e_hat + a * p_hat)
+            phi_n += wgt * dk.idct(c * p_hat - b * e_hat)
         if self.damping > 0.0:
             phi_n *= np.exp(-self.damping * dt)
         return eta_s, us, ws, _Pending(eta_n, phi_n)
@@ -109,17 +109,10 @@ class SurfaceWaves:
             phi = phi * damp
         lam = dk.limiter(h)
         dk.limit_surface(eta, h, lam)
-        us, ws = self._face_velocity(phi, lam)
+        us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
 
     # -- cached pieces -----------------------------------------------------------------------
-    def _face_velocity(self, phi: NDArray, lam: NDArray) -> tuple[NDArray, NDArray]:
-        """grad phi on the interior faces, scaled by the smaller limiter of the two cells."""
-        us, ws = dk.gradient(phi, self.dx)
-        us *= np.minimum(lam[:, 1:], lam[:, :-1])
-        ws *= np.minimum(lam[1:, :], lam[:-1, :])
-        return us, ws
-
     def _split_filter(self, depth: float) -> NDArray:
         got = self._split.get(depth)
         if got is None:

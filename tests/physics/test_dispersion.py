@@ -155,3 +155,141 @@ def test_shallow_water_alone_fails_the_ring():
     depth, radius, times = RING_CASES[0]
     rings = _ring(depth, radius, False, times)
     assert _ring_errors(rings, rmin=1.5 * radius, rmax=0.95) > 0.2
+
+
+# -- shoaling, walls and open sides ----------------------------------------------------------
+def _airy_k(omega: float, depth: float) -> float:
+    """Solve omega^2 = g k tanh(k H) for k by bisection (the left side grows with k)."""
+    lo, hi = 1e-6, 1e4
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if G * mid * np.tanh(mid * depth) < omega ** 2 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def _channel(length, depth, k0, *, terrain=None, x_max="absorbing", x0=1.5, sigma=0.8, amp=0.003, dx=0.02):
+    """A 4-cell-wide channel holding a right-going Gaussian packet eta = A exp(-((x-x0)/s)^2) cos(k0 (x-x0))
+    with the depth-averaged velocity of a linear progressive wave, u = (g / c_p) eta, c_p = omega / k0."""
+    sim = Simulation(_level((length, 4 * dx), dx, depth, terrain=terrain, dt=1.0 / 120.0,
+                            boundary=("reflective", x_max, "reflective", "reflective")))
+    n = sim.water.shape[1]
+    x = (np.arange(n) + 0.5) * dx
+    xf = np.arange(n + 1) * dx
+    packet = lambda s: amp * np.exp(-((s - x0) / sigma) ** 2) * np.cos(k0 * (s - x0))  # noqa: E731
+    cp = _airy_omega(k0, depth) / k0
+    sim.water.h[...] += packet(x)[None, :]
+    sim.water.u[...] += (G / cp * packet(xf))[None, :]
+    return sim, x
+
+
+def _packet_wavelength(eta, x):
+    """Twice the mean spacing of the zero crossings within 1 m of the packet's energy centre; the centre."""
+    centre = float(np.sum(x * eta ** 2) / np.sum(eta ** 2))
+    m = np.abs(x - centre) < 1.0
+    e, xs = eta[m], x[m]
+    s = np.flatnonzero(np.sign(e[1:]) != np.sign(e[:-1]))
+    crossings = xs[s] + (xs[1] - xs[0]) * e[s] / (e[s] - e[s + 1])
+    return 2.0 * float(np.mean(np.diff(crossings))), centre
+
+
+@pytest.mark.parametrize("shelf", [0.06, 0.03])
+def test_short_waves_shoal_on_a_beach(shelf):
+    """A packet (k0 H = 3 in 0.3 m) runs up a slope onto a shelf `shelf` m deep: its frequency stays,
+    so its wavelength becomes 2 pi / k with omega^2 = g k tanh(k H_shelf) (within 5%), shorter and
+    slower (c_p = omega / k) than offshore; it stays bounded (no blow-up at the shallow end)."""
+    depth, k0 = 0.3, 10.0
+    terrain = TerrainSpec(kind="slope", axis="x", span=(3.0, 4.5), heights=(0.0, depth - shelf))
+    sim, x = _channel(9.0, depth, k0, terrain=terrain)
+    sim.step(120)
+    offshore, _ = _packet_wavelength(sim.water.eta[0] - depth, x)
+    assert abs(offshore - 2 * np.pi / k0) / (2 * np.pi / k0) < 0.05
+    expected = 2 * np.pi / _airy_k(_airy_omega(k0, depth), shelf)
+    peak = 0.0
+    while True:
+        sim.step(12)
+        eta = sim.water.eta[0] - depth
+        peak = max(peak, float(np.abs(eta).max()))
+        assert np.isfinite(eta).all() and sim.water.read("h").min() >= 0.0
+        wavelength, centre = _packet_wavelength(eta, x)
+        if centre > 5.8:
+            break
+    assert abs(wavelength - expected) / expected < 0.05, (wavelength, expected)
+    assert wavelength < 0.85 * offshore
+    assert peak < 2.0 * 0.003
+
+
+@pytest.mark.parametrize("k0", [15.0, 30.0])
+def test_walls_reflect_and_open_sides_absorb_short_waves(k0):
+    """Energy E = sum(g eta^2 + H |v|^2) / 2 of a short packet after it met the x_max side: a reflective
+    wall gives back over 90% of it (damping 0, E is conserved by the linear theory); an absorbing side
+    keeps under 5% of it in the pool."""
+    depth = 0.2
+
+    def energy(sim):
+        eta = sim.water.eta - depth
+        u, w = sim.water.read("u"), sim.water.read("w")
+        return 0.5 * (G * np.sum(eta ** 2) + depth * (np.sum(u.astype(float) ** 2) + np.sum(w.astype(float) ** 2)))
+
+    left = {}
+    for side in ("reflective", "absorbing"):
+        sim, x = _channel(3.0, depth, k0, x_max=side, x0=1.8, sigma=0.3)
+        e0 = energy(sim)
+        cg = 0.5 * _airy_omega(k0, depth) / k0 * (1 + 2 * k0 * depth / np.sinh(2 * k0 * depth))
+        sim.step(int(2.5 * 1.2 / cg * 120))       # there and well back
+        left[side] = energy(sim) / e0
+    assert left["reflective"] > 0.9, left
+    assert left["absorbing"] < 0.05, left
+
+
+# -- invariants ------------------------------------------------------------------------------
+def _beach(bumps=(), boundary="reflective"):
+    return _level((2.0, 0.5), 0.02, 0.2, bumps=bumps, boundary=boundary, dt=1.0 / 120.0,
+                  terrain=TerrainSpec(kind="slope", axis="x", span=(0.5, 2.0), heights=(0.0, 0.4)))
+
+
+def test_lake_at_rest_over_a_beach_stays_exactly_still():
+    """eta = const, v = 0 over a sloping bed with dry land is steady: nothing moves, to the last bit."""
+    sim = Simulation(_beach(boundary=("reflective", "absorbing", "reflective", "reflective")))
+    h0 = sim.water.read("h").copy()
+    assert (h0 == 0.0).any()
+    sim.step(600)
+    assert np.array_equal(sim.water.read("h"), h0)
+    assert not np.any(sim.water.read("u")) and not np.any(sim.water.read("w"))
+
+
+@pytest.mark.parametrize("height", [0.02, 0.08])
+def test_volume_is_exact_and_depth_stays_positive(height):
+    """A closed pool's volume sum(h) dx^2 is constant to round-off (the surface part has zero sum);
+    no depth goes negative where waves run up the beach."""
+    sim = Simulation(_beach(bumps=(BumpSpec(center=(0.6, 0.25), radius=0.1, height=height),
+                                   BumpSpec(center=(1.2, 0.3), radius=0.05, height=-height / 2))))
+    v0 = sim.water.volume()
+    for _ in range(10):
+        sim.step(60)
+        assert sim.water.read("h").min() >= 0.0
+    assert abs(sim.water.volume() - v0) <= 1e-12 * v0
+
+
+def test_bit_for_bit_deterministic():
+    """The same level gives the same h, u, w, bit for bit."""
+    def run():
+        sim = Simulation(_beach(bumps=(BumpSpec(center=(0.6, 0.25), radius=0.1, height=0.03),)))
+        sim.step(200)
+        return [sim.water.read(n).tobytes() for n in ("h", "u", "w")]
+    assert run() == run()
+
+
+def test_dispersion_false_turns_the_stage_off():
+    """`[water] dispersion = false` leaves exactly the shallow-water step."""
+    def run(level):
+        sim = Simulation(level)
+        sim.step(50)
+        return sim.water.read("h").copy()
+    bumps = (BumpSpec(center=(0.6, 0.25), radius=0.1, height=0.03),)
+    off = _beach(bumps=bumps)
+    off = dataclasses.replace(off, water=dataclasses.replace(off.water, dispersion=False))
+    on = _beach(bumps=bumps)
+    from engine.systems.disperse import SplitWaves
+    assert not np.array_equal(run(off), run(on))
+    sim = Simulation(off)
+    assert isinstance(sim.get_system("SplitWaves"), SplitWaves) and not sim.get_system("SplitWaves").enabled
