@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numba
 import numpy as np
 import pytest
 
@@ -27,6 +28,16 @@ from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
 from engine.world import Simulation
 
 G = 9.81
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """One numba thread: these grids are small, their parallel sweeps only wait for workers on a busy
+    machine, and the water step gives the same bits on any thread count."""
+    was = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(was)
 
 
 def _airy_omega(k: float | np.ndarray, depth: float) -> float | np.ndarray:
