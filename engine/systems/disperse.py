@@ -61,34 +61,36 @@ class SurfaceWaves:
             return None
         eta = bed + h
         ref = float(eta[wet].mean())
-        e_hat = dk.dct(np.where(wet, eta - ref, 0.0))
-        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx)), self.k2)
+        e_hat = dk.dct(np.where(wet, eta - ref, 0.0).astype(np.float32))
+        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx).astype(np.float32)), self.k2)
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         still = np.maximum(ref - bed, 0.0)
         deep = wet & (still >= dk.MIN_LEVEL)
         levels = dk.depth_levels(float(still[deep].min()) if deep.any() else dk.MIN_LEVEL,
                                  float(still[wet].max()))
         weights = dk.level_weights(still, levels)
-        eta_s = np.zeros_like(h)
-        phi_s = np.zeros_like(h)
-        for depth, wgt in zip(levels, weights):
-            keep = 1.0 - self._split_filter(float(depth))
-            eta_s += wgt * dk.idct(e_hat * keep)
-            phi_s += wgt * dk.idct(p_hat * keep)
+        parts = []
+        for depth in levels:
+            keep = self._split_filter(float(depth))
+            parts.append((e_hat * keep, p_hat * keep))
+        eta_s = _blend([dk.idct(e_j) for e_j, _ in parts], weights)
+        phi_s = _blend([dk.idct(p_j) for _, p_j in parts], weights)
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
+        unlimited = len(levels) == 1 and lam.min() >= 1.0 and bool(np.all(np.abs(eta_s) <= dk.HALF * h))
         dk.limit_surface(eta_s, h, lam)
         phi_s *= lam
         us, ws = dk.gradient(phi_s, self.dx)
         if (np.abs(eta_s).max() < dk.QUIET and max(np.abs(us).max(initial=0.0), np.abs(ws).max(initial=0.0))
                 < QUIET_V):
             return None
-        e_hat, p_hat = dk.dct(eta_s), dk.dct(phi_s)
-        eta_n = np.zeros_like(h)
-        phi_n = np.zeros_like(h)
-        for depth, wgt in zip(levels, weights):
+        if not unlimited:   # else the limiter only removed the sum's round-off: the spectra are eta_s's
+            parts = [(dk.dct(eta_s.astype(np.float32)), dk.dct(phi_s.astype(np.float32)))] * len(levels)
+        stepped = []
+        for depth, (e_j, p_j) in zip(levels, parts):
             c, a, b = self._coefficients(float(depth), dt)
-            eta_n += wgt * dk.idct(c * e_hat + a * p_hat)
-            phi_n += wgt * dk.idct(c * p_hat - b * e_hat)
+            stepped.append((dk.idct(c * e_j + a * p_j), dk.idct(c * p_j - b * e_j)))
+        eta_n = _blend([e for e, _ in stepped], weights)
+        phi_n = _blend([p for _, p in stepped], weights)
         if self.damping > 0.0:
             phi_n *= np.exp(-self.damping * dt)
         return eta_s, us, ws, _Pending(eta_n, phi_n)
@@ -118,7 +120,7 @@ class SurfaceWaves:
         if got is None:
             if len(self._split) > 16:
                 self._split.clear()
-            got = self._split[depth] = dk.split_filter(self.k, depth)
+            got = self._split[depth] = (1.0 - dk.split_filter(self.k, depth)).astype(np.float32)
         return got
 
     def _coefficients(self, depth: float, dt: float) -> tuple[NDArray, NDArray, NDArray]:
@@ -127,7 +129,8 @@ class SurfaceWaves:
         if got is None:
             if len(self._coef) > 32:
                 self._coef.clear()
-            got = self._coef[key] = dk.airy_coefficients(self.k, depth, self.g, float(dt))
+            got = self._coef[key] = tuple(c.astype(np.float32)   # type: ignore[assignment]
+                                          for c in dk.airy_coefficients(self.k, depth, self.g, float(dt)))
         return got
 
     def _sponge_of(self, dt: float) -> NDArray | None:
@@ -137,8 +140,14 @@ class SurfaceWaves:
         return self._sponge[float(dt)]
 
 
-def _round_depth(d: float) -> float:
-    return float(f"{d:.3g}")
+def _blend(fields: list[NDArray], weights: list[NDArray]) -> NDArray[np.float64]:
+    """sum_j weights[j] fields[j] in float64 (one level: the field itself)."""
+    if len(fields) == 1:
+        return fields[0].astype(np.float64)
+    out = np.zeros(fields[0].shape)
+    for f, wgt in zip(fields, weights):
+        out += wgt * f
+    return out
 
 
 def _open_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
