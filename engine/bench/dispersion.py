@@ -4,8 +4,8 @@ Scene: a 4 m x 4 m pool, 0.5 m deep, reflective walls, a 5 cm mound released at 
 and the same pool with a beach rising across the last third of it (rows "beach": the bed varies, so
 the surface waves are stepped at up to MAX_LEVELS depths); dt = 1/120 s. For each grid a row gives
 wall ms per water step, median and best of several batches (the machines are shared), without the
-stage (`[water] dispersion = false`, the shallow-water step alone) and with it (SplitWaves +
-StepFluid + MergeWaves), and their ratio; vorticity confinement is off in both and timed on its own
+stage (`[water] dispersion = false`, the shallow-water step alone) and with it (split,
+shallow-water step, merge), and their ratio; vorticity confinement is off in both and timed on its own
 (`confine_ms`). The issue's floor: at 256^2 the step with dispersion costs at most 2x the step without.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
 from engine.world import Simulation
 
 DT = 1.0 / 120.0
-WATER_SYSTEMS = ("SplitWaves", "StepFluid", "MergeWaves")
+WATER_SYSTEMS = ("StepFluid",)   # DispersiveStepFluid: split, shallow-water step, merge
 
 
 def _level(n: int, beach: bool, dispersion: bool, vorticity: float = 0.0) -> Level:
@@ -48,11 +48,11 @@ def _time_water(sim: Simulation, steps: int, batches: int) -> tuple[float, float
 
 
 def _time_confine(sim: Simulation, steps: int) -> float:
-    system = sim.get_system("ConfineVortices")
-    with sim._context():
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            system.process(DT)
+    from engine.systems.confine_vortices import confine
+    scratch: dict = {}
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        confine(sim.water, 1.0, scratch)
     return (time.perf_counter() - t0) / steps * 1e3
 
 

@@ -242,7 +242,8 @@ def advect(q, u, w, dx, dt, out):
 
 @njit(cache=True)
 def confinement(u, w, h, dx, eps, wet, ax, az):
-    """Add the vorticity-confinement acceleration (3) to the face accelerations ax, az (m/s^2).
+    """Write the vorticity-confinement acceleration (3) on the faces into ax, az (m/s^2, overwritten);
+    return how many cells have a force (0: ax and az are all zero).
 
     omega_y and grad|omega_y| by central differences at interior cells; only cells with every
     neighbour deeper than `wet` (m) get a force, and a face gets the mean of its two cells'."""
@@ -257,6 +258,7 @@ def confinement(u, w, h, dx, eps, wet, ax, az):
             om[k, i] = (wr - wl) / (2.0 * dx) - (uu - ud) / (2.0 * dx)
     fx = np.zeros((nz, nx))
     fz = np.zeros((nz, nx))
+    forced = 0
     for k in range(2, nz - 2):
         for i in range(2, nx - 2):
             if (h[k, i] <= wet or h[k, i - 1] <= wet or h[k, i + 1] <= wet
@@ -267,12 +269,17 @@ def confinement(u, w, h, dx, eps, wet, ax, az):
             norm = math.sqrt(gx * gx + gz * gz) + 1e-20
             fx[k, i] = eps * dx * om[k, i] * (gz / norm)
             fz[k, i] = -eps * dx * om[k, i] * (gx / norm)
+            if fx[k, i] != 0.0 or fz[k, i] != 0.0:
+                forced += 1
+    ax[:, :] = 0.0
+    az[:, :] = 0.0
     for k in range(nz):
         for i in range(1, nx):
-            ax[k, i] += 0.5 * (fx[k, i - 1] + fx[k, i])
+            ax[k, i] = 0.5 * (fx[k, i - 1] + fx[k, i])
     for k in range(1, nz):
         for i in range(nx):
-            az[k, i] += 0.5 * (fz[k - 1, i] + fz[k, i])
+            az[k, i] = 0.5 * (fz[k - 1, i] + fz[k, i])
+    return forced
 
 
 def enstrophy(u: NDArray, w: NDArray, dx: float) -> NDArray[np.float64]:

@@ -1,19 +1,21 @@
-"""SplitWaves and MergeWaves: dispersive surface waves around the shallow-water step.
+"""DispersiveStepFluid: the water step with dispersive surface waves and vorticity confinement.
 
-The stage works over the water grid's public arrays only (h, bed, u, w, dx, read), so it can move
-into the water package as it is. Its hook, in the order a step must run:
+The surface-wave stage (SurfaceWaves) works over the water grid's public arrays only (h, bed, u, w,
+dx, read), so it can move into the water package as it is. Its hook, in the order a step must run
+(DispersiveStepFluid.process does exactly this):
 
-    SplitWaves.process   before the shallow-water step: take the surface part out of h, u, w
+    confine              vorticity confinement into grid.ax / grid.az (applied by the step)
+    SurfaceWaves.split   before the shallow-water step: take the surface part out of h, u, w
                          (grid.h -= eta_s, interior faces -= grad phi_s) and step it with Airy's
                          dispersion (engine.kernels.dispersion, equation (2)) over dt
-    <shallow-water step> steps the bulk that is left (and damps it)
-    MergeWaves.process   after it: carry the stepped surface part by the bulk velocity over dt,
+    <shallow-water step> steps the bulk that is left (and damps it): StepFluid.process
+    SurfaceWaves.merge   after it: carry the stepped surface part by the bulk velocity over dt,
                          limit it by the new bulk depth, add it back (h += eta_s', faces += grad phi_s')
 
-The surface part is held by SplitWaves in between (`pending`). What other systems write into the grid
-between the halves (wave makers, mods placed before StepFluid) goes to the bulk and is split again at
-the next step. Equations and invariants: the kernel module's
-docstring. On with `[water] dispersion = true` (the default); `false` makes both halves no-ops.
+Nothing else runs between the halves, so every other system (and every mod placed before or after
+"StepFluid") sees the whole water. What other systems write into the grid between steps goes to the
+bulk and is split again at the next step. Equations and invariants: the kernel module's docstring.
+On with `[water] dispersion = true` (the default); `false` leaves the shallow-water step alone.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from numpy.typing import NDArray
 
 from engine.components import WaterGrid
 from engine.kernels import dispersion as dk
-from engine.systems.base import System
+from engine.systems.confine_vortices import confine
+from engine.systems.step_fluid import StepFluid
 
 QUIET_V = 1e-7   # m/s: with eta_s under dk.QUIET, a surface velocity under this is no surface part
 
@@ -155,21 +158,26 @@ def _open_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
                  for s in ("x_min", "x_max", "z_min", "z_max"))
 
 
-class SplitWaves(System):
-    """Take each WaterGrid's surface waves out before the shallow-water step and step them with
-    Airy's dispersion (first half of the dispersive stage; see the module docstring).
+class DispersiveStepFluid(StepFluid):
+    """StepFluid with the detail stages around the shallow-water step: vorticity confinement before
+    it, dispersive surface waves split off before it and merged back after it (see the module
+    docstring). It keeps the name "StepFluid", so systems placed before or after StepFluid see the
+    whole water step, surface waves included.
 
-    Reads: WaterGrid. Writes: WaterGrid (h, u, w lose the surface part). Emits: nothing.
+    Reads: WaterGrid. Writes: WaterGrid. Emits: nothing.
     """
+
+    name = "StepFluid"
 
     def bind(self, sim) -> None:
         super().bind(sim)
-        self.enabled = bool(sim.level.water.dispersion)
-        self.damping = float(sim.level.water.damping)
+        self.dispersion = bool(sim.level.water.dispersion)
+        self.vorticity = float(sim.level.water.vorticity)
         self.stages: dict[int, SurfaceWaves] = {}
-        self.pending: dict[int, _Pending] = {}
+        self.confine_scratch: dict[tuple[int, int], tuple[NDArray, NDArray]] = {}
 
     def stage(self, entity: int, grid: WaterGrid) -> SurfaceWaves:
+        """The surface-wave stage of a grid, built again if its shape, cell or sides changed."""
         st = self.stages.get(entity)
         if st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid):
             st = self.stages[entity] = SurfaceWaves(grid.shape, grid.dx, grid.gravity, _open_sides(grid),
@@ -177,37 +185,25 @@ class SplitWaves(System):
         return st
 
     def process(self, dt: float) -> None:
-        self.pending.clear()
-        if not self.enabled:
-            return
-        for ent, grid in esper.get_component(WaterGrid):
-            got = self.stage(ent, grid).split(grid.read("h"), grid.read("bed"), grid.read("u"), grid.read("w"), dt)
-            if got is None:
-                continue
-            eta_s, us, ws, pending = got
-            grid.h[...] -= eta_s
-            grid.u[:, 1:-1] -= us
-            grid.w[1:-1, :] -= ws
-            self.pending[ent] = pending
-
-
-class MergeWaves(System):
-    """Carry the stepped surface waves by the bulk flow and add them back after the shallow-water
-    step (second half of the dispersive stage; see the module docstring).
-
-    Reads: WaterGrid, SplitWaves.pending. Writes: WaterGrid (h, u, w). Emits: nothing.
-    """
-
-    def process(self, dt: float) -> None:
-        split = self.sim.get_system("SplitWaves")
-        if not split.pending:   # type: ignore[attr-defined]
-            return
-        for ent, grid in esper.get_component(WaterGrid):
-            pending = split.pending.pop(ent, None)   # type: ignore[attr-defined]
-            if pending is None:
-                continue
-            eta, us, ws = split.stage(ent, grid).merge(pending, grid.read("h"), grid.read("u"),   # type: ignore[attr-defined]
-                                                        grid.read("w"), dt)
-            grid.h[...] += eta
-            grid.u[:, 1:-1] += us
-            grid.w[1:-1, :] += ws
+        grids = list(esper.get_component(WaterGrid))
+        if self.vorticity > 0.0:
+            for _, grid in grids:
+                confine(grid, self.vorticity, self.confine_scratch)
+        pending = {}
+        if self.dispersion:
+            for ent, grid in grids:
+                got = self.stage(ent, grid).split(grid.read("h"), grid.read("bed"), grid.read("u"),
+                                                  grid.read("w"), dt)
+                if got is not None:
+                    eta_s, us, ws, pending[ent] = got
+                    grid.h[...] -= eta_s          # the bulk, which the shallow-water step advances
+                    grid.u[:, 1:-1] -= us
+                    grid.w[1:-1, :] -= ws
+        super().process(dt)
+        for ent, grid in grids:
+            if ent in pending:
+                eta, us, ws = self.stage(ent, grid).merge(pending[ent], grid.read("h"), grid.read("u"),
+                                                          grid.read("w"), dt)
+                grid.h[...] += eta
+                grid.u[:, 1:-1] += us
+                grid.w[1:-1, :] += ws

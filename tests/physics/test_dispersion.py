@@ -300,7 +300,5 @@ def test_dispersion_false_turns_the_stage_off():
     off = _beach(bumps=bumps)
     off = dataclasses.replace(off, water=dataclasses.replace(off.water, dispersion=False))
     on = _beach(bumps=bumps)
-    from engine.systems.disperse import SplitWaves
     assert not np.array_equal(run(off), run(on))
-    sim = Simulation(off)
-    assert isinstance(sim.get_system("SplitWaves"), SplitWaves) and not sim.get_system("SplitWaves").enabled
+    assert not Simulation(off).get_system("StepFluid").dispersion
