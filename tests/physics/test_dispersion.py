@@ -302,3 +302,14 @@ def test_dispersion_false_turns_the_stage_off():
     on = _beach(bumps=bumps)
     assert not np.array_equal(run(off), run(on))
     assert not Simulation(off).get_system("StepFluid").dispersion
+
+
+def test_every_bundled_level_has_dispersion_on():
+    """The stage is on in every level that ships (the schema's default), with confinement on too."""
+    from engine.levels import load_level
+    from engine.paths import LEVELS
+    levels = sorted(LEVELS.glob("*.toml"))
+    assert levels
+    for path in levels:
+        water = load_level(path).water
+        assert water.dispersion and water.vorticity > 0.0, path.name
