@@ -38,7 +38,7 @@ The surface part is then carried by the bulk velocity (semi-Lagrangian) and adde
 Invariants the stage keeps (tests/physics/test_dispersion.py):
 - the surface part has zero sum (its mode 0 is zero, and after limiting its sum is removed again,
   weighted by the limiter), so the pool's volume is unchanged to round-off;
-- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at FULL_H of depth, so
+- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx), so
   neither the bulk nor the recombined depth goes negative and dry cells carry no surface part;
 - below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
 - every operation is a fixed sequence of numpy/scipy/numba calls: bit for bit deterministic.
@@ -144,9 +144,16 @@ def level_weights(depth: NDArray[np.float64], levels: NDArray[np.float64]) -> li
     return out
 
 
-def limiter(h: NDArray[np.float64]) -> NDArray[np.float64]:
-    """0 at or below DRY_H of depth, 1 from FULL_H, linear between: how much surface part a cell may hold."""
-    return np.clip((h - DRY_H) / (FULL_H - DRY_H), 0.0, 1.0)
+def full_depth(dx: float) -> float:
+    """Depth from which a cell holds its whole surface part: FULL_H, or one cell if that is more.
+    Below about a cell of depth every wave the grid can hold has k H < pi H / dx of order 1 or less,
+    a shallow-water wave the bulk steps rightly (and nonlinearly, as runup needs)."""
+    return max(FULL_H, float(dx))
+
+
+def limiter(h: NDArray[np.float64], full: float = FULL_H) -> NDArray[np.float64]:
+    """0 at or below DRY_H of depth, 1 from `full`, linear between: how much surface part a cell may hold."""
+    return np.clip((h - DRY_H) / (full - DRY_H), 0.0, 1.0)
 
 
 def limit_surface(eta_s: NDArray[np.float64], h: NDArray[np.float64], lam: NDArray[np.float64]) -> None:

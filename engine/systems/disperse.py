@@ -24,12 +24,15 @@ from dataclasses import dataclass
 import esper
 import numpy as np
 from numpy.typing import NDArray
+from scipy import ndimage
 
 from engine.components import WaterGrid
 from engine.kernels import dispersion as dk
 from engine.systems.confine_vortices import confine
 from engine.systems.step_fluid import StepFluid
 
+SMOOTH = 5       # cells: width of the bed average that sets each cell's depth level weights
+SHORE = 3.0      # cells: the surface part ramps in over this distance from the nearest dry cell
 QUIET_V = 1e-7   # m/s: with eta_s under dk.QUIET, a surface velocity under this is no surface part
 
 
@@ -49,6 +52,11 @@ class SurfaceWaves:
         nz, nx = shape
         self.shape, self.dx, self.g, self.damping = shape, float(dx), float(gravity), float(damping)
         self.k, self.k2 = dk.wavenumbers(nz, nx, self.dx)
+        self.full = dk.full_depth(self.dx)
+        self._bed: NDArray | None = None
+        self._dry: NDArray | None = None
+        self._shore: NDArray | None = None
+        self._bed_smooth: NDArray | None = None
         self.open_sides = tuple(bool(s) for s in open_sides)
         self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
         self._split: dict[float, NDArray] = {}
@@ -58,7 +66,7 @@ class SurfaceWaves:
               ) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
         """The surface part (eta_s, grad phi_s on x faces, on z faces) to take out of h, u, w, and
         the surface part stepped over dt; None when there is none (calm, or no wet cell)."""
-        lam = dk.limiter(h)
+        lam = self._limiter(h)
         wet = lam > 0.0
         if not wet.any():
             return None
@@ -67,7 +75,7 @@ class SurfaceWaves:
         e_hat = dk.dct(np.where(wet, eta - ref, 0.0).astype(np.float32))
         p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx).astype(np.float32)), self.k2)
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
-        still = np.maximum(ref - bed, 0.0)
+        still = np.maximum(ref - self._smooth_bed(bed), 0.0)
         deep = wet & (still >= dk.MIN_LEVEL)
         levels = dk.depth_levels(float(still[deep].min()) if deep.any() else dk.MIN_LEVEL,
                                  float(still[wet].max()))
@@ -112,12 +120,39 @@ class SurfaceWaves:
         if damp is not None:
             eta = eta * damp
             phi = phi * damp
-        lam = dk.limiter(h)
+        lam = self._limiter(h)
         dk.limit_surface(eta, h, lam)
         us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
 
     # -- cached pieces -----------------------------------------------------------------------
+    def _limiter(self, h: NDArray) -> NDArray:
+        """The depth limiter (dk.limiter) times a ramp from 0 at a dry cell to 1 at SHORE cells from it:
+        the DCT's walls are the pool's sides only, so the surface part fades out at shores and at
+        obstacles standing out of the water (which then absorb short waves instead of reflecting them),
+        and what reaches them goes on in the bulk."""
+        lam = dk.limiter(h, self.full)
+        dry = lam <= 0.0
+        if self._dry is None or not np.array_equal(self._dry, dry):
+            self._dry = dry
+            if dry.any():
+                dist = ndimage.distance_transform_edt(~dry)
+                self._shore = np.clip((dist - 1.0) / SHORE, 0.0, 1.0)
+            else:
+                self._shore = None
+        if self._shore is not None:
+            lam *= self._shore
+        return lam
+
+    def _smooth_bed(self, bed: NDArray) -> NDArray:
+        """The bed averaged over SMOOTH x SMOOTH cells (kept while the bed is unchanged): the depth levels'
+        weights then change over a few cells, not at once across a step in the bed, where the
+        velocity between two cells stepped at different depths would mix two different fields."""
+        if self._bed is None or not np.array_equal(self._bed, bed):
+            self._bed = np.array(bed)
+            self._bed_smooth = ndimage.uniform_filter(self._bed, size=SMOOTH, mode="nearest")
+        return self._bed_smooth
+
     def _split_filter(self, depth: float) -> NDArray:
         got = self._split.get(depth)
         if got is None:
