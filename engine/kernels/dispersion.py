@@ -38,8 +38,9 @@ The surface part is then carried by the bulk velocity (semi-Lagrangian) and adde
 Invariants the stage keeps (tests/physics/test_dispersion.py):
 - the surface part has zero sum (its mode 0 is zero, and after limiting its sum is removed again,
   weighted by the limiter), so the pool's volume is unchanged to round-off;
-- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx), so
-  neither the bulk nor the recombined depth goes negative and dry cells carry no surface part;
+- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx) (and
+  the stage's ramp from dry cells, engine/systems/disperse.py), so neither the bulk nor the
+  recombined depth goes negative and dry cells carry no surface part;
 - below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
 - every operation is a fixed sequence of numpy/scipy/numba calls: bit for bit deterministic.
 
