@@ -115,7 +115,7 @@ class WaterSpec:
     dispersion: bool = spec("bool", default=True,
                             doc="dispersive surface waves (Jeschke & Wojtan 2023): short ripples travel at "
                                 "Airy's speed omega^2 = g k tanh(k h), not sqrt(g h); false: shallow water only")
-    vorticity: float = spec("float", default=1.0, min=0.0, max=10.0,
+    vorticity: float = spec("float", default=2.0, min=0.0, max=10.0,
                             doc="vorticity confinement strength eps, dimensionless (Fedkiw et al. 2001): keeps "
                                 "the eddies behind obstacles in a current alive; 0 turns it off")
 
