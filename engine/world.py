@@ -25,9 +25,9 @@ from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
-from engine.systems import CoupleWater, IntegrateBodies, Shatter, StepFluid, System
+from engine.systems import CoupleWater, DispersiveStepFluid, IntegrateBodies, Shatter, System
 
-SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
+SIMULATION: tuple[type[System], ...] = (IntegrateBodies, DispersiveStepFluid, CoupleWater, Shatter)
 
 _world_ids = itertools.count()
 

@@ -17,6 +17,7 @@ SECTIONS: dict[str, str] = {
     "bodies": "engine.bench.bodies",
     "scene": "engine.bench.scene",
     "render": "engine.bench.render",
+    "dispersion": "engine.bench.dispersion",
 }
 DEFAULT = ("water", "bodies", "scene")
 

@@ -124,6 +124,12 @@ class WaterSpec:
     damping: float = spec("float", default=0.0, min=0.0, max=100.0,
                           doc="extra uniform damping of the water's velocity, 1/s, on top of the friction above, "
                               "for a level that wants its water calmer still; 0 for none")
+    dispersion: bool = spec("bool", default=True,
+                            doc="dispersive surface waves (Jeschke & Wojtan 2023): short ripples travel at "
+                                "Airy's speed omega^2 = g k tanh(k h), not sqrt(g h); false: shallow water only")
+    vorticity: float = spec("float", default=2.0, min=0.0, max=10.0,
+                            doc="vorticity confinement strength eps, dimensionless (Fedkiw et al. 2001): keeps "
+                                "the eddies behind obstacles in a current alive; 0 turns it off")
 
     TOML_NAMES = MappingProxyType({"bump": "bumps"})
 
