@@ -48,9 +48,10 @@ class SurfaceWaves:
     the sponge. `split` and `merge` are the two halves (see the module docstring)."""
 
     def __init__(self, shape: tuple[int, int], dx: float, gravity: float, open_sides: tuple[bool, ...],
-                 damping: float = 0.0) -> None:
+                 damping: float = 0.0, eddy_viscosity: float = 0.0) -> None:
         nz, nx = shape
         self.shape, self.dx, self.g, self.damping = shape, float(dx), float(gravity), float(damping)
+        self.eddy_viscosity = float(eddy_viscosity)   # m^2/s, the bulk's horizontal eddy viscosity
         self.k, self.k2 = dk.wavenumbers(nz, nx, self.dx)
         self.full = dk.full_depth(self.dx)
         self._bed: NDArray | None = None
@@ -61,6 +62,7 @@ class SurfaceWaves:
         self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
         self._split: dict[float, NDArray] = {}
         self._sponge: dict[float, NDArray | None] = {}
+        self._visc: dict[float, NDArray] = {}
 
     def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float
               ) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
@@ -97,9 +99,13 @@ class SurfaceWaves:
         if not unlimited:   # else the limiter only removed the sum's round-off: the spectra are eta_s's
             parts = [(dk.dct(eta_s.astype(np.float32)), dk.dct(phi_s.astype(np.float32)))] * len(levels)
         stepped = []
+        visc = self._viscous_decay(dt)
         for depth, (e_j, p_j) in zip(levels, parts):
             c, a, b = self._coefficients(float(depth), dt)
-            stepped.append((dk.idct(c * e_j + a * p_j), dk.idct(c * p_j - b * e_j)))
+            p_n = c * p_j - b * e_j
+            if visc is not None:
+                p_n *= visc
+            stepped.append((dk.idct(c * e_j + a * p_j), dk.idct(p_n)))
         eta_n = _blend([e for e, _ in stepped], weights)
         phi_n = _blend([p for _, p in stepped], weights)
         if self.damping > 0.0:
@@ -171,6 +177,16 @@ class SurfaceWaves:
                                           for c in dk.airy_coefficients(self.k, depth, self.g, float(dt)))
         return got
 
+    def _viscous_decay(self, dt: float) -> NDArray | None:
+        """exp(-nu_t K2 dt) per mode: the bulk's eddy viscosity nu_t lap(v) acting on the surface part's
+        potential, so a mode decays at the same rate nu_t K2 / 2 in amplitude whichever part holds it."""
+        if self.eddy_viscosity <= 0.0:
+            return None
+        got = self._visc.get(float(dt))
+        if got is None:
+            got = self._visc[float(dt)] = np.exp(-self.eddy_viscosity * self.k2 * float(dt)).astype(np.float32)
+        return got
+
     def _sponge_of(self, dt: float) -> NDArray | None:
         if float(dt) not in self._sponge:
             nz, nx = self.shape
@@ -215,9 +231,10 @@ class DispersiveStepFluid(StepFluid):
     def stage(self, entity: int, grid: WaterGrid) -> SurfaceWaves:
         """The surface-wave stage of a grid, built again if its shape, cell or sides changed."""
         st = self.stages.get(entity)
-        if st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid):
+        if (st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid)
+                or st.eddy_viscosity != float(grid.eddy_viscosity)):
             st = self.stages[entity] = SurfaceWaves(grid.shape, grid.dx, grid.gravity, _open_sides(grid),
-                                                    self.damping)
+                                                    self.damping, float(grid.eddy_viscosity))
         return st
 
     def process(self, dt: float) -> None:

@@ -45,7 +45,9 @@ def _airy_omega(k: float | np.ndarray, depth: float) -> float | np.ndarray:
 
 
 def _level(size, cell, depth, *, dispersion=True, bumps=(), terrain=None, boundary="reflective", dt=1.0 / 240.0):
-    water = WaterSpec(level=depth, damping=0.0, dispersion=dispersion, vorticity=0.0, bumps=bumps)
+    # damping 0: no friction of any kind (Airy's and Cauchy-Poisson's waves are inviscid)
+    water = WaterSpec(level=depth, damping=0.0, viscosity=0.0, manning=0.0, eddy_viscosity=0.0,
+                      dispersion=dispersion, vorticity=0.0, bumps=bumps)
     water = dataclasses.replace(water, boundary=_boundary(boundary))
     return Level(pool=PoolSpec(size=size, cell=cell, wall_height=1.0), water=water,
                  terrain=terrain if terrain is not None else TerrainSpec(), dt=dt)
