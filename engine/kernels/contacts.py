@@ -101,10 +101,12 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
             continue
         r, m = radius[i], margin[i]
         floor = pos[i, 1] - r < bed_max + m
-        wx0 = pos[i, 0] - r < m
-        wx1 = pos[i, 0] + r > size_x - m
-        wz0 = pos[i, 2] - r < m
-        wz1 = pos[i, 2] + r > size_z - m
+        # a wall holds bodies whose centre is on its pool side; a body thrown in from outside the
+        # pool (over the wall) meets no wall until its centre has crossed into the pool
+        wx0 = pos[i, 0] - r < m and pos[i, 0] >= 0.0
+        wx1 = pos[i, 0] + r > size_x - m and pos[i, 0] <= size_x
+        wz0 = pos[i, 2] - r < m and pos[i, 2] >= 0.0
+        wz1 = pos[i, 2] + r > size_z - m and pos[i, 2] <= size_z
         if not (floor or wx0 or wx1 or wz0 or wz1):
             continue
         R = rot[i]

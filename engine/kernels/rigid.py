@@ -208,20 +208,22 @@ def keep_in_pool(n, awake, pos, vel, size_x, size_z):
     """Guard the invariant that every centre of mass stays inside the pool, 0 <= x <= size_x,
     y >= 0 (the floor), 0 <= z <= size_z, whatever the speed: the walls and floor are half-spaces
     that speculative contacts already hold at any speed, this catches what a spinning body's
-    linearised contact could miss. A centre put back loses its outward velocity."""
+    linearised contact could miss. A centre put back loses its outward velocity. A centre outside
+    a wall that moves inwards is a body thrown in from outside the pool, over the wall: it is left
+    to fly in."""
     for i in range(n):
         if not awake[i]:
             continue
-        if pos[i, 0] < 0.0:
-            pos[i, 0] = 0.0; vel[i, 0] = max(vel[i, 0], 0.0)
-        elif pos[i, 0] > size_x:
-            pos[i, 0] = size_x; vel[i, 0] = min(vel[i, 0], 0.0)
+        if pos[i, 0] < 0.0 and vel[i, 0] <= 0.0:
+            pos[i, 0] = 0.0; vel[i, 0] = 0.0
+        elif pos[i, 0] > size_x and vel[i, 0] >= 0.0:
+            pos[i, 0] = size_x; vel[i, 0] = 0.0
         if pos[i, 1] < 0.0:
             pos[i, 1] = 0.0; vel[i, 1] = max(vel[i, 1], 0.0)
-        if pos[i, 2] < 0.0:
-            pos[i, 2] = 0.0; vel[i, 2] = max(vel[i, 2], 0.0)
-        elif pos[i, 2] > size_z:
-            pos[i, 2] = size_z; vel[i, 2] = min(vel[i, 2], 0.0)
+        if pos[i, 2] < 0.0 and vel[i, 2] <= 0.0:
+            pos[i, 2] = 0.0; vel[i, 2] = 0.0
+        elif pos[i, 2] > size_z and vel[i, 2] >= 0.0:
+            pos[i, 2] = size_z; vel[i, 2] = 0.0
 
 
 @njit(cache=True)
