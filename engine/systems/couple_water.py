@@ -7,7 +7,7 @@ import numpy as np
 from engine import events as ev
 from engine import pouring
 from engine.components import BodyRef, Bottle
-from engine.kernels import coupling
+from engine.kernels import coupling, water_forces
 from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
 
@@ -15,6 +15,7 @@ RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring it
 BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
 SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
+WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
 
 
 class CoupleWater(System):
@@ -22,10 +23,12 @@ class CoupleWater(System):
 
     Body to water: the covered-height field b (body thickness below the surface in each column)
     moves water: h += b - b_prev, so the volume a body pushes aside is moved, never destroyed.
-    Water to body: buoyancy (pressure), drag, lift and skin friction per submerged triangle piece,
-    accumulated into BodyStore.force / .torque for the next IntegrateBodies.
+    Water to body (engine/kernels/water_forces.py): exact hydrostatic pressure and its centre of
+    pressure per submerged piece, quadratic drag, lift and skin friction, none over dry columns;
+    integrated implicitly with the added mass into BodyStore.force / .torque for the next
+    IntegrateBodies. The water takes the momentum the drag took (ax, az of the next water step).
 
-    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h, BodyStore.force/torque/submerged.
+    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h/ax/az, BodyStore.force/torque/submerged.
     Emits: Splash.
     """
 
@@ -55,6 +58,11 @@ class CoupleWater(System):
         self.cl = phys.lift_coefficient
         self.area_factor = phys.area_factor
         self.c_skin = phys.skin_friction
+        self.c_added = phys.added_mass
+        self.push_water = True          # bodies give the water the momentum their drag takes
+        self._loads = np.zeros((0, water_forces.LOADS))
+        self._push = np.zeros((0, 3))
+        self._touch0 = np.zeros(0, dtype=np.bool_)
         self.plane_tau = phys.surface_tau
 
     def _pack_models(self) -> tuple:
@@ -92,6 +100,12 @@ class CoupleWater(System):
             was[: len(self._was_wet)] = self._was_wet
             self._was_wet = was
             self._entering = np.zeros(cap, dtype=np.bool_)
+            self._loads = np.zeros((cap, water_forces.LOADS))
+            self._push = np.zeros((cap, 3))
+            self._touch0 = np.zeros(cap, dtype=np.bool_)
+
+    def _no_touch(self, n: int) -> np.ndarray:
+        return self._touch0[:n]
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -136,10 +150,18 @@ class CoupleWater(System):
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        coupling.water_to_bodies_framed(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
-                                        radius, forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity,
-                                        self.cd, self.cl, self.area_factor, self.c_skin, store.inv_mass[:n],
-                                        store.inv_inertia[:n], dt, f, t, s, wet)
+        touching = getattr(integ, "touching", None)
+        touching = touching[:n] if touching is not None and len(touching) >= n else self._no_touch(n)
+        loads = self._loads[:n]
+        water_forces.water_loads(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
+                                 radius, forced, planes, water.h, water.bed, water.u, water.w, water.dx, self.rho, sim.gravity,
+                                 self.cd, self.cl, self.area_factor, self.c_skin, WET_DEPTH, loads)
+        push = self._push[:n]
+        water_forces.implicit_forces(loads, forced, vel, angvel, quat, store.inv_mass[:n], store.inv_inertia[:n],
+                                     touching, self.rho, sim.gravity, self.c_added, dt, f, t, s, push)
+        if self.push_water:
+            water_forces.push_water(water.ax, water.az, water.h, pos, radius, push, forced, self.rho, water.dx,
+                                    WET_DEPTH)
         entering = self._entering[:n]
         if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
                                   store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
