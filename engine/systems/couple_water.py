@@ -6,6 +6,7 @@ import numpy as np
 
 from engine import events as ev
 from engine import pouring
+from engine.blocking import Blockers
 from engine.components import BodyRef, Bottle
 from engine.kernels import coupling, water_forces
 from engine.kernels.rigid import quat_to_matrix
@@ -28,7 +29,10 @@ class CoupleWater(System):
     integrated implicitly with the added mass into BodyStore.force / .torque for the next
     IntegrateBodies. The water takes the momentum the drag took (ax, az of the next water step).
 
-    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h/ax/az, BodyStore.force/torque/submerged.
+    Blocking bodies (engine/blocking.py): heavy props standing on the bed turn their footprint into
+    solid columns of the water's bed first (`blockers`; barriers can be stood there too).
+
+    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h/bed/u/w/ax/az, BodyStore.force/torque/submerged.
     Emits: Splash.
     """
 
@@ -60,6 +64,7 @@ class CoupleWater(System):
         self.c_skin = phys.skin_friction
         self.c_added = phys.added_mass
         self.push_water = True          # bodies give the water the momentum their drag takes
+        self.blockers = Blockers(sim)
         self._loads = np.zeros((0, water_forces.LOADS))
         self._push = np.zeros((0, 3))
         self._touch0 = np.zeros(0, dtype=np.bool_)
@@ -113,10 +118,13 @@ class CoupleWater(System):
         water = sim.water
         n = store.n
         if n == 0 or not len(getattr(store, "models", ())):
+            self.blockers.update(())
             self._settle(water)
             return
         self._buffers(n)
-        verts, tris, vert_off, tri_off, model_radius, frames, solids = self._pack_models()
+        pack = self._pack_models()
+        verts, tris, vert_off, tri_off, model_radius, frames, solids = pack
+        self.blockers.update(pack)          # heavy bodies on the bed: solid columns (engine/blocking.py)
         model_id = store.model_id[:n].astype(np.int64)
         radius = model_radius[model_id]
         active = store.alive[:n].copy()
@@ -263,7 +271,8 @@ class CoupleWater(System):
         """Arrays a save game must keep to restore this system exactly."""
         return {"b_prev": self.b_prev.copy(), "was_wet": self._was_wet.copy(),
                 "displaced": np.array(self.displaced), "b_static": self.b_static.copy(),
-                "static_set": self._static_set.copy(), "planes_f": self._planes_f.copy()}
+                "static_set": self._static_set.copy(), "planes_f": self._planes_f.copy(),
+                **{"blockers." + k: v for k, v in self.blockers.state().items()}}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         self.b_prev[...] = state["b_prev"]
@@ -278,6 +287,9 @@ class CoupleWater(System):
         self._was_wet[: len(ww)] = ww
         self.displaced = float(state["displaced"])
         self._packed_models = -1
+        blockers = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith("blockers.")}
+        if blockers:
+            self.blockers.set_state(blockers)
 
 
 def _inside(water, x: float, z: float) -> tuple[float, float]:
