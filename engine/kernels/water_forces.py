@@ -315,8 +315,8 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
     dt it can at most stop the spin (|I^-1 tau| dt <= |omega|, the limit an implicit step reaches).
 
     force_out, torque_out (N, 3) and submerged_out (N,) are overwritten; push_out (N, 3) gets the
-    dissipative force the water actually exerted (-K (v_r + dt a) + F_perp): the water takes its
-    reaction (push_water).
+    water's force beyond the hydrostatic pressure (drag, lift, skin friction and the added mass's
+    reaction, F - F_P): the water takes its reaction (push_water).
     """
     for b in range(loads.shape[0]):
         for c in range(3):
@@ -363,9 +363,9 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
         force_out[b, 0] = mass * ax_
         force_out[b, 1] = mass * (ay_ + g)
         force_out[b, 2] = mass * az_
-        push_out[b, 0] = px - kk * (vrx + dt * ax_)
-        push_out[b, 1] = py - kk * (vry + dt * ay_)
-        push_out[b, 2] = pz - kk * (vrz + dt * az_)
+        push_out[b, 0] = force_out[b, 0] - loads[b, F_P]
+        push_out[b, 1] = force_out[b, 1] - loads[b, F_P + 1]
+        push_out[b, 2] = force_out[b, 2] - loads[b, F_P + 2]
         # dissipative torque, capped (I_world^-1 tau = R I_body^-1 R^T tau)
         rot = quat_to_matrix(quat[b])
         dtx = loads[b, T_D] - beta * loads[b, S_T]
@@ -388,12 +388,13 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
 
 
 @njit(cache=True)
-def push_water(ax, az, h, pos, radius, push, active, rho, dx, wet_depth):
+def push_water(ax, az, h, covered, pos, radius, push, active, rho, dx, wet_depth):
     """Give the water the momentum the bodies' drag took (Chentanez & Mueller's Algorithm 2
     velocity push, made momentum-exact): body b's horizontal reaction -push[b] is spread as a
     uniform acceleration over the wet faces within its bounding radius (at least one cell) of its
-    centre, a = -F / (rho sum_f h_f dx^2), h_f the mean depth of the face's two cells, so the
-    water's momentum sum rho h_f u_f dx^2 changes by exactly -F dt over a step. ax (nz, nx + 1),
+    centre, a = -F / (rho sum_f h_f dx^2), h_f the mean water depth of the face's two cells (the
+    depth h less the covered height: the bodies' own share of h is not water), so the water's
+    momentum sum rho h_f u_f dx^2 changes by exactly -F dt over a step. ax (nz, nx + 1),
     az (nz + 1, nx) are accelerations the next water step applies, m/s^2 (added into)."""
     nz, nx = h.shape
     for b in range(pos.shape[0]):
@@ -424,13 +425,13 @@ def push_water(ax, az, h, pos, radius, push, active, rho, dx, wet_depth):
                                 continue
                             fxp = i
                             fzp = k + 0.5
-                            hf = 0.5 * (h[k, i - 1] + h[k, i])
+                            hf = 0.5 * (h[k, i - 1] - covered[k, i - 1] + h[k, i] - covered[k, i])
                         else:
                             if k == 0 or k == nz or i >= nx:
                                 continue
                             fxp = i + 0.5
                             fzp = k
-                            hf = 0.5 * (h[k - 1, i] + h[k, i])
+                            hf = 0.5 * (h[k - 1, i] - covered[k - 1, i] + h[k, i] - covered[k, i])
                         if hf < wet_depth or (fxp - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
                             continue
                         if pas == 0:

@@ -168,7 +168,7 @@ class CoupleWater(System):
         water_forces.implicit_forces(loads, forced, vel, angvel, quat, store.inv_mass[:n], store.inv_inertia[:n],
                                      touching, self.rho, sim.gravity, self.c_added, dt, f, t, s, push)
         if self.push_water:
-            water_forces.push_water(water.ax, water.az, water.h, pos, radius, push, forced, self.rho, water.dx,
+            water_forces.push_water(water.ax, water.az, water.h, self.b_prev, pos, radius, push, forced, self.rho, water.dx,
                                     WET_DEPTH)
         entering = self._entering[:n]
         if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
