@@ -286,6 +286,10 @@ def _rotate(r, x, y, z):
             r[2, 0] * x + r[2, 1] * y + r[2, 2] * z)
 
 
+SMALL_BODY = 8.0       # bodies with a bounding radius under this many cells ...
+SUBSAMPLES = 2         # ... are sampled at SUBSAMPLES^2 points per cell by the covered height
+
+
 @njit(cache=True, inline="always")
 def _owns_edge(p, q, sign: float) -> bool:
     """Tie rule for cell centres exactly on edge p->q (oriented to the triangle's winding)."""
@@ -317,8 +321,9 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
                     planes, bed, dx, out, fresh):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
 
-    Per triangle, every cell centre inside its (x, z) footprint gets +min(y, eta) for an upward
-    facing triangle and -min(y, eta) for a downward facing one (y: the triangle's height there,
+    Per triangle, every cell centre (or sample point, for a small body) inside its (x, z)
+    footprint gets +min(y, eta) for an upward facing triangle and -min(y, eta) for a downward
+    facing one (y: the triangle's height there,
     clamped to the bed). Serial: several bodies write the same cells.
     """
     nz, nx = out.shape
@@ -337,24 +342,31 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
         v0, v1 = vert_off[m], vert_off[m + 1]
         if world.shape[0] < v1 - v0:
             world = np.empty((v1 - v0, 5))
+        # a body a few cells across is sampled at sub x sub points per cell (each weighing
+        # 1 / sub^2): at one point per cell, the chords of a 3-cell-wide bottle miss 10-15% of it
+        sub = SUBSAMPLES if radius[b] < SMALL_BODY * dx else 1
+        step = 1.0 / sub
+        lo = 0.5 * step                             # the first and last sample point's offset in a cell
+        hi = 1.0 - lo
+        weight = step * step
         for j in range(v1 - v0):
             lv = model_verts[v0 + j]
             for a in range(3):
                 world[j, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
-            # in cell units, for the footprint's cell range (x -> x / dx - 0.5 is monotone, so the
+            # in cell units, for the footprint's cell range (x -> x / dx is monotone, so the
             # min over a triangle's corners is the same as the corner min transformed)
-            world[j, 3] = world[j, 0] / dx - 0.5
-            world[j, 4] = world[j, 2] / dx - 0.5
+            world[j, 3] = world[j, 0] / dx
+            world[j, 4] = world[j, 2] / dx
         for tri in range(tri_off[m], tri_off[m + 1]):
             ja = model_tris[tri, 0]
             jb = model_tris[tri, 1]
             jc = model_tris[tri, 2]
-            i0 = max(int(np.ceil(min(world[ja, 3], world[jb, 3], world[jc, 3]))), 0)
-            i1 = min(int(np.floor(max(world[ja, 3], world[jb, 3], world[jc, 3]))), nx - 1)
+            i0 = max(int(np.ceil(min(world[ja, 3], world[jb, 3], world[jc, 3]) - hi)), 0)
+            i1 = min(int(np.floor(max(world[ja, 3], world[jb, 3], world[jc, 3]) - lo)), nx - 1)
             if i0 > i1:
-                continue                            # no cell centre under it
-            k0 = max(int(np.ceil(min(world[ja, 4], world[jb, 4], world[jc, 4]))), 0)
-            k1 = min(int(np.floor(max(world[ja, 4], world[jb, 4], world[jc, 4]))), nz - 1)
+                continue                            # no sample point under it
+            k0 = max(int(np.ceil(min(world[ja, 4], world[jb, 4], world[jc, 4]) - hi)), 0)
+            k1 = min(int(np.floor(max(world[ja, 4], world[jb, 4], world[jc, 4]) - lo)), nz - 1)
             if k0 > k1:
                 continue
             a = world[ja]
@@ -367,9 +379,11 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
             sign = 1.0 if ny2 > 0.0 else -1.0
             kmin = min(kmin, k0); kmax = max(kmax, k1); imin = min(imin, i0); imax = max(imax, i1)
             for k in range(k0, k1 + 1):
-                pz = (k + 0.5) * dx
+              for sk in range(sub):
+                pz = (k + lo + sk * step) * dx
                 for i in range(i0, i1 + 1):
-                    px = (i + 0.5) * dx
+                  for si in range(sub):
+                    px = (i + lo + si * step) * dx
                     # barycentric weights in the x-z plane, made positive inside; a point on an
                     # edge belongs to the triangle only if the (oriented) edge passes the tie rule,
                     # so neighbouring triangles of one sheet count it exactly once
@@ -391,7 +405,7 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
                     if y < bed[k, i]:
                         y = bed[k, i]
                     e = _plane(planes, b, pos, px, pz)
-                    out[k, i] += sign * (y if y < e else e)
+                    out[k, i] += weight * sign * (y if y < e else e)
     for k in range(kmin, kmax + 1 if fresh else kmin):   # only cells a triangle touched can be negative
         for i in range(imin, imax + 1):
             if out[k, i] < 0.0:

@@ -305,6 +305,8 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
         (m + m_a) a = F_P + F_perp + m g_vec - K (v_r + dt a)
         =>  a = (F_P + F_perp + m g_vec - K v_r) / (m + m_a + dt K)
 
+    Vertically also the radiation damping (beta, below) and the waterplane's stiffness
+    k = rho g A_wp are implicit: (m + m_a + dt K + dt beta A_wp + dt^2 k) a_y = F_P,y + ... - k dt v_y.
     IntegrateBodies applies F / m + g_vec, so the force written is F = m a - m g_vec. With no
     water (V_sub = 0, K = 0) F = 0; at rest in equilibrium F = -m g_vec. A body touching something
     (a floor, another body) gets no added mass: its acceleration is set by the contacts, which do
@@ -356,9 +358,13 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
         if awp > 0.0 and loads[b, PERIM] > 0.0:
             c = np.sqrt(g * max(loads[b, DEPTH], 1e-3))
             beta = rho * g * awp / (c * loads[b, PERIM])
+        # the heave spring implicit too: F_P,y(y + dt v') = F_P,y - k dt v', k = rho g A_wp (the
+        # waterplane's stiffness), so a light floating body stays stable at any dt
+        kh = rho * g * awp
         den = mass + m_a + dt * kk
         ax_ = (loads[b, F_P] + px - kk * vrx) / den
-        ay_ = (loads[b, F_P + 1] + py - mass * g - kk * vry - beta * (awp * vry + loads[b, S_F])) / (den + dt * beta * awp)
+        ay_ = ((loads[b, F_P + 1] + py - mass * g - kk * vry - beta * (awp * vry + loads[b, S_F]) - kh * dt * vel[b, 1])
+               / (den + dt * beta * awp + dt * dt * kh))
         az_ = (loads[b, F_P + 2] + pz - kk * vrz) / den
         force_out[b, 0] = mass * ax_
         force_out[b, 1] = mass * (ay_ + g)
