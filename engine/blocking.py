@@ -105,6 +105,7 @@ class Blockers:
         self._top = self.columns.free_tops()
         self._bottom = self.columns.free_tops()
         self._tops = self.columns.free_tops()
+        self.solid = np.zeros(self.columns.terrain.shape, np.bool_)   # columns standing solid now
 
     def mark(self, entity: int, blocks: bool | None = True) -> None:
         """Make a body block the flow (True), never block it (False), or follow the mass rule (None)."""
@@ -149,6 +150,7 @@ class Blockers:
         elif np.isfinite(self.columns.bodies).any():
             self.columns.set_bodies(water, self.columns.free_tops())
         self.blocking = want
+        np.greater(self.columns.tops, self.columns.terrain, out=self.solid)   # barriers included
         return want
 
     def state(self) -> dict[str, NDArray]:
@@ -158,6 +160,7 @@ class Blockers:
 
     def set_state(self, state: dict[str, NDArray]) -> None:
         self.columns.set_state(state)
+        np.greater(self.columns.tops, self.columns.terrain, out=self.solid)
         self.marked = {int(e): bool(f) for e, f in zip(state.get("marked", ()), state.get("marked_flag", ()))}
 
 

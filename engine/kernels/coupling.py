@@ -516,10 +516,11 @@ def _blur_columns(a, tmp, nz, nx):
 
 
 @njit(cache=True)
-def settle_covered(b_new, b_static, tmp, passes, h, b_old):
+def settle_covered(b_new, b_static, tmp, passes, h, b_old, solid):
     """The per-step tail of the covered height, in as few passes over the grid as it takes:
     b_new = max(b_new, 0) + b_static (b_new from covered_height_raw), `passes` blur passes (as
-    blur), b_new = min(b_new, h) (a body displaces only water that is there), then
+    blur), b_new = min(b_new, h) (a body displaces only water that is there) and 0 in solid
+    columns (engine/blocking.py: a solid column holds no water to displace), then
     displace(h, b_new, b_old, 1), leaving b_old all zero (ready for the next covered_height_raw).
     Returns sum(b_new) (the displaced volume per dx^2)."""
     nz, nx = b_new.shape
@@ -545,7 +546,7 @@ def settle_covered(b_new, b_static, tmp, passes, h, b_old):
     total = 0.0
     for k in range(nz):
         for i in range(nx):
-            bn = min(b_new[k, i], h[k, i])
+            bn = 0.0 if solid[k, i] else min(b_new[k, i], h[k, i])
             b_new[k, i] = bn
             total += bn
             v = h[k, i] + (bn - b_old[k, i])

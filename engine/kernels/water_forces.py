@@ -146,6 +146,21 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
             world[j, 3] = _plane(planes, b, pos, world[j, 0], world[j, 2]) - world[j, 1]
             top = max(top, -world[j, 3])
         submerged = solids[m, 0] > 0.0 and top < 0.0
+        # every column around the body at least wet_depth deep: no piece needs its own depth
+        nzh, nxh = h.shape
+        r_cells = radius[b] * inv_dx + 1.0
+        ka = max(int(cz0 * inv_dx - r_cells), 0)
+        kb = min(int(cz0 * inv_dx + r_cells) + 1, nzh - 1)
+        ia = max(int(cx0 * inv_dx - r_cells), 0)
+        ib = min(int(cx0 * inv_dx + r_cells) + 1, nxh - 1)
+        all_wet = True
+        for k in range(ka, kb + 1):
+            for i in range(ia, ib + 1):
+                if h[k, i] < wet_depth:
+                    all_wet = False
+                    break
+            if not all_wet:
+                break
         fx = fy = fz = tx = ty = tz = 0.0
         dfx = dfy = dfz = dtx = dty = dtz = 0.0
         vol = 0.0
@@ -155,7 +170,7 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
         s_f = 0.0                                 # int (omega x r)_y (-n_y) dA
         stx = stz = 0.0                           # int r x (0, v_y(r), 0) (-n_y) dA
         if submerged:
-            wgt = min(1.0, sample_centered(h, cx0, cz0, dx) / wet_depth)
+            wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0, cz0, dx) / wet_depth)
             vb = solids[m, 0] * wgt
             rcx, rcy, rcz = _rotate(rot, solids[m, 1], solids[m, 2], solids[m, 3])
             p = rho * g * vb
@@ -237,7 +252,7 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
                 ry = (ay + by + qy) / 3.0
                 rz = (az + bz + qz) / 3.0
                 # no water under the piece, no force on it
-                wgt = min(1.0, sample_centered(h, cx0 + rx, cz0 + rz, dx) / wet_depth)
+                wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0 + rx, cz0 + rz, dx) / wet_depth)
                 if wgt <= 0.0:
                     continue
                 if not submerged:
@@ -397,7 +412,7 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
 def push_water(ax, az, h, covered, pos, radius, push, active, rho, dx, wet_depth):
     """Give the water the momentum the bodies' drag took (Chentanez & Mueller's Algorithm 2
     velocity push, made momentum-exact): body b's horizontal reaction -push[b] is spread as a
-    uniform acceleration over the wet faces within its bounding radius (at least one cell) of its
+    uniform acceleration over the faces between two wet columns within its bounding radius (at least one cell) of its
     centre, a = -F / (rho sum_f h_f dx^2), h_f the mean water depth of the face's two cells (the
     depth h less the covered height: the bodies' own share of h is not water), so the water's
     momentum sum rho h_f u_f dx^2 changes by exactly -F dt over a step. ax (nz, nx + 1),
@@ -431,15 +446,20 @@ def push_water(ax, az, h, covered, pos, radius, push, active, rho, dx, wet_depth
                                 continue
                             fxp = i
                             fzp = k + 0.5
-                            hf = 0.5 * (h[k, i - 1] - covered[k, i - 1] + h[k, i] - covered[k, i])
+                            ha = h[k, i - 1] - covered[k, i - 1]
+                            hb = h[k, i] - covered[k, i]
                         else:
                             if k == 0 or k == nz or i >= nx:
                                 continue
                             fxp = i + 0.5
                             fzp = k
-                            hf = 0.5 * (h[k - 1, i] - covered[k - 1, i] + h[k, i] - covered[k, i])
-                        if hf < wet_depth or (fxp - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
+                            ha = h[k - 1, i] - covered[k - 1, i]
+                            hb = h[k, i] - covered[k, i]
+                        # only between two wet columns: a push across a shoreline or onto a
+                        # solid column would carry water up onto dry ground
+                        if min(ha, hb) < wet_depth or (fxp - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
                             continue
+                        hf = 0.5 * (ha + hb)
                         if pas == 0:
                             mass += rho * hf * dx * dx
                         elif axis == 0:

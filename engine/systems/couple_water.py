@@ -137,20 +137,22 @@ class CoupleWater(System):
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
         integ = _find(sim, "IntegrateBodies")
         sleep_after = getattr(integ, "sleep_after", np.inf)
+        # (a body that fell asleep since is drawn with the awake ones until then; one that woke
+        # up, or left, forces a redraw at once: its cached thickness would be stale)
         asleep = active & (store.sleep[:n] >= sleep_after)
-        if (len(self._static_set) != n or not np.array_equal(self._static_set, asleep)
-                or sim.steps % WAKE_CHECK == 0):
+        if (len(self._static_set) != n or sim.steps % WAKE_CHECK == 0
+                or (self._static_set & ~asleep).any()):
             coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, asleep,
                                     planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
         # b_new is all zero here (settle_covered and _move_water leave it so)
-        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active & ~asleep,
-                                    planes, water.bed, water.dx, self.b_new)
+        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius,
+                                    active & ~self._static_set, planes, water.bed, water.dx, self.b_new)
         # add the sleepers, blur, then a body displaces only water that is there: never more than
         # the column holds (its own earlier displacement included), so bodies on a dry floor or
         # shore make no puddles; then move the water (h += b - b_prev), all in one kernel
         covered = coupling.settle_covered(self.b_new, self.b_static, self._tmp, self.blur_passes, water.h,
-                                          self.b_prev)
+                                          self.b_prev, self.blockers.solid)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]

@@ -200,7 +200,7 @@ def test_the_fused_covered_height_step_equals_the_plain_one():
     coupling.covered_height_raw(v, t, *offs, np.array([0, 0]), pos, quat, radius, awake, planes, pool.bed, pool.dx, b2)
     h2 = h.copy()
     old2 = b_old.copy()
-    total = coupling.settle_covered(b2, static, np.zeros_like(h), 2, h2, old2)
+    total = coupling.settle_covered(b2, static, np.zeros_like(h), 2, h2, old2, np.zeros(h.shape, np.bool_))
     assert np.allclose(b2, b, rtol=0, atol=1e-12)
     assert np.allclose(h2, h1, rtol=0, atol=1e-12)
     assert total == pytest.approx(b.sum(), rel=1e-12)
