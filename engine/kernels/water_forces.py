@@ -44,6 +44,7 @@ from engine.kernels.rigid import quat_to_matrix
 F_P, T_P, F_D, T_D, V_SUB, WET, U_W = 0, 3, 6, 9, 12, 13, 14
 A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
+SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
 
 
 @njit(cache=True, inline="always")
@@ -146,6 +147,8 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
             world[j, 3] = _plane(planes, b, pos, world[j, 0], world[j, 2]) - world[j, 1]
             top = max(top, -world[j, 3])
         submerged = solids[m, 0] > 0.0 and top < 0.0
+        # a body under SPECK cells in radius sees one water velocity, the one at its centre
+        speck = radius[b] < SPECK * dx
         # every column around the body at least wet_depth deep: no piece needs its own depth
         nzh, nxh = h.shape
         r_cells = radius[b] * inv_dx + 1.0
@@ -267,7 +270,10 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
                     ty -= p * (mz * nx_ - mx * nz_)
                     tz -= p * (mx * ny_ - my * nx_)
                     vol -= wgt * s0 * ny_
-                uw, ww = _water_velocity_scaled(u, w, (cx0 + rx) * inv_dx, (cz0 + rz) * inv_dx)
+                if speck:
+                    uw, ww = uw0, ww0
+                else:
+                    uw, ww = _water_velocity_scaled(u, w, (cx0 + rx) * inv_dx, (cz0 + rz) * inv_dx)
                 qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, wgt * area, vx, vy, vz, ox, oy, oz,
                                                             rx, ry, rz, uw, ww, rho, cd, cl, area_factor, c_skin)
                 dfx += qfx
