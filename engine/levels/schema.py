@@ -164,12 +164,19 @@ class PhysicsSpec:
                                  doc="impulse of one contact that shatters a bottle, N s (Mould 1952, see schema.py)")
     restitution: float = spec("float", default=0.35, min=0.0, max=1.0, doc="bounce, 0 (dead) to 1 (elastic)")
     friction: float = spec("float", default=0.5, min=0.0, max=5.0, doc="Coulomb friction coefficient")
-    drag_coefficient: float = spec("float", default=0.8, min=0.0, max=10.0, doc="C_D (Chentanez & Mueller 2010)")
-    lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L")
-    area_factor: float = spec("float", default=0.9, min=0.0, max=1.0, doc="omega in A_eff = A (omega n.u + 1 - omega)")
-    skin_friction: float = spec("float", default=300.0, min=0.0, max=1e5,
-                                doc="linear drag per wetted area, N s/m^3 (viscous skin friction and wave "
-                                    "radiation lumped: damps a floating body's bobbing)")
+    drag_coefficient: float = spec("float", default=0.47, min=0.0, max=10.0,
+                                   doc="C_D on a body's frontal area (0.47: a sphere at Re 1e4-1e5)")
+    lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L (Chentanez & Mueller 2010)")
+    area_factor: float = spec("float", default=1.0, min=0.0, max=1.0,
+                              doc="omega in A_eff = A (omega n.u + 1 - omega); 1: the frontal area")
+    skin_friction: float = spec("float", default=0.004, min=0.0, max=0.1,
+                                doc="C_f, skin friction coefficient on the wetted area, tau = 1/2 rho C_f |u_t| u_t "
+                                    "(0.004: a turbulent flat plate at Re ~ 1e5)")
+    added_mass: float = spec("float", default=0.5, min=0.0, max=5.0,
+                             doc="C_a: a body accelerating in water drags m_a = C_a rho V_sub with it (0.5: a sphere)")
+    block_mass: float = spec("float", default=40.0, min=0.0, max=1e6,
+                             doc="kg: a prop this heavy that sinks blocks the flow (its footprint turns into "
+                                 "solid columns) while it rests on the bed; 0: nothing blocks")
     surface_tau: float = spec("float", default=0.5, min=0.0, max=10.0,
                               doc="s: how fast a body's idea of the surface around it follows the water "
                                   "(filters out the echo of its own waves)")

@@ -6,8 +6,9 @@ import numpy as np
 
 from engine import events as ev
 from engine import pouring
+from engine.blocking import Blockers
 from engine.components import BodyRef, Bottle
-from engine.kernels import coupling
+from engine.kernels import coupling, water_forces
 from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
 
@@ -15,6 +16,7 @@ RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring it
 BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
 SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
+WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
 
 
 class CoupleWater(System):
@@ -22,10 +24,15 @@ class CoupleWater(System):
 
     Body to water: the covered-height field b (body thickness below the surface in each column)
     moves water: h += b - b_prev, so the volume a body pushes aside is moved, never destroyed.
-    Water to body: buoyancy (pressure), drag, lift and skin friction per submerged triangle piece,
-    accumulated into BodyStore.force / .torque for the next IntegrateBodies.
+    Water to body (engine/kernels/water_forces.py): exact hydrostatic pressure and its centre of
+    pressure per submerged piece, quadratic drag, lift and skin friction, none over dry columns;
+    integrated implicitly with the added mass into BodyStore.force / .torque for the next
+    IntegrateBodies. The water takes the momentum the drag took (ax, az of the next water step).
 
-    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h, BodyStore.force/torque/submerged.
+    Blocking bodies (engine/blocking.py): heavy props standing on the bed turn their footprint into
+    solid columns of the water's bed first (`blockers`; barriers can be stood there too).
+
+    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h/bed/u/w/ax/az, BodyStore.force/torque/submerged.
     Emits: Splash.
     """
 
@@ -55,6 +62,12 @@ class CoupleWater(System):
         self.cl = phys.lift_coefficient
         self.area_factor = phys.area_factor
         self.c_skin = phys.skin_friction
+        self.c_added = phys.added_mass
+        self.push_water = True          # bodies give the water the momentum their drag takes
+        self.blockers = Blockers(sim)
+        self._loads = np.zeros((0, water_forces.LOADS))
+        self._push = np.zeros((0, 3))
+        self._touch0 = np.zeros(0, dtype=np.bool_)
         self.plane_tau = phys.surface_tau
 
     def _pack_models(self) -> tuple:
@@ -92,6 +105,12 @@ class CoupleWater(System):
             was[: len(self._was_wet)] = self._was_wet
             self._was_wet = was
             self._entering = np.zeros(cap, dtype=np.bool_)
+            self._loads = np.zeros((cap, water_forces.LOADS))
+            self._push = np.zeros((cap, 3))
+            self._touch0 = np.zeros(cap, dtype=np.bool_)
+
+    def _no_touch(self, n: int) -> np.ndarray:
+        return self._touch0[:n]
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -99,10 +118,13 @@ class CoupleWater(System):
         water = sim.water
         n = store.n
         if n == 0 or not len(getattr(store, "models", ())):
+            self.blockers.update(())
             self._settle(water)
             return
         self._buffers(n)
-        verts, tris, vert_off, tri_off, model_radius, frames, solids = self._pack_models()
+        pack = self._pack_models()
+        verts, tris, vert_off, tri_off, model_radius, frames, solids = pack
+        self.blockers.update(pack)          # heavy bodies on the bed: solid columns (engine/blocking.py)
         model_id = store.model_id[:n].astype(np.int64)
         radius = model_radius[model_id]
         active = store.alive[:n].copy()
@@ -115,20 +137,22 @@ class CoupleWater(System):
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
         integ = _find(sim, "IntegrateBodies")
         sleep_after = getattr(integ, "sleep_after", np.inf)
+        # (a body that fell asleep since is drawn with the awake ones until then; one that woke
+        # up, or left, forces a redraw at once: its cached thickness would be stale)
         asleep = active & (store.sleep[:n] >= sleep_after)
-        if (len(self._static_set) != n or not np.array_equal(self._static_set, asleep)
-                or sim.steps % WAKE_CHECK == 0):
+        if (len(self._static_set) != n or sim.steps % WAKE_CHECK == 0
+                or (self._static_set & ~asleep).any()):
             coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, asleep,
                                     planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
         # b_new is all zero here (settle_covered and _move_water leave it so)
-        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, active & ~asleep,
-                                    planes, water.bed, water.dx, self.b_new)
+        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius,
+                                    active & ~self._static_set, planes, water.bed, water.dx, self.b_new)
         # add the sleepers, blur, then a body displaces only water that is there: never more than
         # the column holds (its own earlier displacement included), so bodies on a dry floor or
         # shore make no puddles; then move the water (h += b - b_prev), all in one kernel
         covered = coupling.settle_covered(self.b_new, self.b_static, self._tmp, self.blur_passes, water.h,
-                                          self.b_prev)
+                                          self.b_prev, self.blockers.solid)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
         f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
@@ -136,10 +160,18 @@ class CoupleWater(System):
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        coupling.water_to_bodies_framed(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
-                                        radius, forced, planes, water.u, water.w, water.dx, self.rho, sim.gravity,
-                                        self.cd, self.cl, self.area_factor, self.c_skin, store.inv_mass[:n],
-                                        store.inv_inertia[:n], dt, f, t, s, wet)
+        touching = getattr(integ, "touching", None)
+        touching = touching[:n] if touching is not None and len(touching) >= n else self._no_touch(n)
+        loads = self._loads[:n]
+        water_forces.water_loads(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
+                                 radius, forced, planes, water.h, water.bed, water.u, water.w, water.dx, self.rho, sim.gravity,
+                                 self.cd, self.cl, self.area_factor, self.c_skin, WET_DEPTH, loads)
+        push = self._push[:n]
+        water_forces.implicit_forces(loads, forced, vel, angvel, quat, store.inv_mass[:n], store.inv_inertia[:n],
+                                     touching, self.rho, sim.gravity, self.c_added, dt, f, t, s, push)
+        if self.push_water:
+            water_forces.push_water(water.ax, water.az, water.h, self.b_prev, pos, radius, push, forced, self.rho, water.dx,
+                                    WET_DEPTH)
         entering = self._entering[:n]
         if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
                                   store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
@@ -241,7 +273,8 @@ class CoupleWater(System):
         """Arrays a save game must keep to restore this system exactly."""
         return {"b_prev": self.b_prev.copy(), "was_wet": self._was_wet.copy(),
                 "displaced": np.array(self.displaced), "b_static": self.b_static.copy(),
-                "static_set": self._static_set.copy(), "planes_f": self._planes_f.copy()}
+                "static_set": self._static_set.copy(), "planes_f": self._planes_f.copy(),
+                **{"blockers." + k: v for k, v in self.blockers.state().items()}}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         self.b_prev[...] = state["b_prev"]
@@ -256,6 +289,9 @@ class CoupleWater(System):
         self._was_wet[: len(ww)] = ww
         self.displaced = float(state["displaced"])
         self._packed_models = -1
+        blockers = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith("blockers.")}
+        if blockers:
+            self.blockers.set_state(blockers)
 
 
 def _inside(water, x: float, z: float) -> tuple[float, float]:

@@ -7,6 +7,7 @@ import esper
 import numpy as np
 
 from engine import events as ev
+from engine.blocking import terrain_bed
 from engine.components import BodyRef
 from engine.kernels import contacts, rigid
 from engine.systems.base import System
@@ -113,7 +114,7 @@ class IntegrateBodies(System):
         self._body_scratch(st.capacity)
         phys = sim.level.physics
         water = sim.water
-        bed = water.bed
+        bed = terrain_bed(sim)          # the ground, under any solid columns (engine/blocking.py)
         bed_max = float(bed.max())
         size_x, size_z = (float(s) for s in sim.level.pool.size)
         pt_start, pts, ppt_start, ppts, prim_start, prims, pt_rad, with_pts = st.packed()
