@@ -20,6 +20,7 @@ import esper
 import numpy as np
 
 from engine import events as ev
+from engine import health
 from engine.bodies import Body, BodyStore
 from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.errors import SimulationError
@@ -30,6 +31,10 @@ from engine.systems import CoupleWater, IntegrateBodies, Shatter, StepFluid, Sys
 SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
 
 _world_ids = itertools.count()
+
+
+class NonFiniteError(SimulationError):
+    """NaN or infinity appeared in a body or the water; the message names it, the time and any mod."""
 
 
 class OrderError(ValueError):
@@ -144,9 +149,27 @@ class Simulation:
             with self._context():
                 try:
                     esper.process(self.dt)
-                except SimulationError:
+                except NonFiniteError:
                     self.events.pending.clear()
                     raise
+                except SimulationError as exc:
+                    self.events.pending.clear()
+                    where = health.describe(self, full=True)   # the water kernel names h, u, w only
+                    if where is not None and where not in str(exc):
+                        raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s ({exc})") from None
+                    raise
+                except Exception as exc:   # an engine system tripped over a NaN it was handed: name it
+                    where = health.body_problem(self)
+                    if where is None:
+                        raise
+                    self.events.pending.clear()
+                    raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s ({type(exc).__name__}: "
+                                         f"{exc}); check forces and velocities given to it") from None
+                where = health.body_problem(self)
+                if where is not None:
+                    self.events.pending.clear()
+                    raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s; check forces and "
+                                         "velocities given to it (R resets, F9 loads a save)")
             self.time = (self.steps + 1) * self.dt
             self.steps += 1
             while self._pending_removal:
@@ -285,6 +308,35 @@ class Simulation:
             esper.delete_entity(entity, immediate=True)
 
     # -- state -----------------------------------------------------------------------------
+    def state(self) -> tuple[dict[str, Any], list[str]]:
+        """The whole state as a plain tree (numbers, strings, arrays; see engine/sim_state.py) and
+        the parts a save cannot hold, named (a mod system without state()/set_state() ...).
+
+        `engine.saves.write(path, tree)` puts it in a file. Reading the next entity id through
+        esper's public API uses that id up, so a state() moves later entity ids on by one.
+        """
+        from engine import sim_state
+        return sim_state.state(self)
+
+    def set_state(self, tree: dict[str, Any]) -> None:
+        """Restore a tree from `state()` into this simulation (same level, systems and mods).
+
+        Every part is checked before any is applied; raises engine.saves.SaveError, one sentence.
+        """
+        from engine import sim_state
+        sim_state.set_state(self, tree)
+
+    @classmethod
+    def from_state(cls, tree: dict[str, Any], level: Level) -> "Simulation":
+        """A new simulation of `level` (no mods) in the state `tree`; SaveError if it does not fit."""
+        sim = cls(level)
+        try:
+            sim.set_state(tree)
+        except BaseException:
+            sim.close()
+            raise
+        return sim
+
     def fingerprint(self) -> str:
         """A hash of the whole simulation state: equal hashes mean bitwise-identical state."""
         h = hashlib.sha256()
@@ -323,23 +375,31 @@ def _guard(system: System, sim: Simulation, owner: str) -> None:
     """Wrap a mod's system so that an exception disables it instead of killing the step."""
     inner = system.process
 
+    def stop(msg: str) -> None:
+        sim.failures.append(msg)
+        sim.emit(ev.ModFailed(owner, msg, sim.time))
+        system.process = lambda dt: None  # type: ignore[method-assign]
+        sim._pending_removal.append(system.name)
+
     def process(dt: float) -> None:
+        clean = health.describe(sim) is None   # a NaN already there is not this mod's doing
         try:
             inner(dt)
-        except SimulationError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:   # sys.exit(), a KeyboardInterrupt raised by the mod: contained too
             from engine.mods import _where   # engine.mods imports this module
             try:
                 file = sim.mods.get(owner).file
             except (AttributeError, KeyError):   # a system guarded without a ModSet
                 file = None
             where = _where(exc, file)
-            msg = (f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
-                   f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
-            sim.failures.append(msg)
-            sim.emit(ev.ModFailed(owner, msg, sim.time))
-            system.process = lambda dt: None  # type: ignore[method-assign]
-            sim._pending_removal.append(system.name)
+            stop(f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
+                 f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
+            return
+        bad = health.describe(sim) if clean else None
+        if bad is not None:
+            msg = (f'mod "{owner}": system "{system.name}" wrote a non-finite value: {bad} at t={sim.time:.3f} s; '
+                   "the mod's system is disabled (R resets, F9 loads a save)")
+            stop(msg)
+            raise NonFiniteError(msg)
 
     system.process = process  # type: ignore[method-assign]

@@ -22,6 +22,13 @@ class StepFluid(System):
         super().bind(sim)
         self.damping = float(sim.level.water.damping)
 
+    def state(self) -> dict:
+        """Nothing of its own to save: the water it steps is saved with the grid."""
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        """Nothing to restore (see state())."""
+
     def process(self, dt: float) -> None:
         keep = math.exp(-self.damping * dt) if self.damping > 0.0 else 1.0
         for _, grid in esper.get_component(WaterGrid):
