@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import stat
@@ -140,8 +141,8 @@ def _read(path: Path) -> dict[str, Any]:
     if st.st_size > MAX_FILE_BYTES:
         raise SaveError(f"{path} is {st.st_size / 2**20:.0f} MiB; saves are at most {MAX_FILE_BYTES / 2**20:.0f} MiB")
     with open(path, "rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
+        data = f.read(st.st_size + 1)   # (read(n) reserves n bytes: ask for what the file holds)
+    if len(data) > st.st_size:
         raise SaveError(f"{path} grew past {MAX_FILE_BYTES / 2**20:.0f} MiB while being read")
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise SaveError(f"{path} is not a Bottles & Water save (not an .npz file)")
@@ -251,9 +252,19 @@ def check_like(saved: Any, current: Any, where: str) -> None:
     elif isinstance(current, (int, float, np.number)):
         if isinstance(saved, (bool, np.bool_)) or not isinstance(saved, (int, float, np.number)):
             raise SaveError(f"the save is damaged ({where} is not a number)")
+        if isinstance(current, (int, np.integer)) and not isinstance(saved, (int, np.integer)):
+            raise SaveError(f"the save is damaged ({where} is not a whole number)")
+        if isinstance(saved, (int, np.integer)) and abs(int(saved)) >= 2**62:
+            raise SaveError(f"the save is damaged ({where} is out of range)")
+        if math.isfinite(float(current)) and not math.isfinite(float(saved)):
+            raise SaveError(f"the save is damaged ({where} is not finite)")
     elif isinstance(current, (list, tuple)):
         if not isinstance(saved, (list, tuple)):
             raise SaveError(f"the save is damaged ({where} is not a list)")
+        if len(saved) == len(current):
+            for i, (s, c) in enumerate(zip(saved, current)):
+                if isinstance(c, (int, float, np.number, str, dict, list, np.ndarray)):
+                    check_like(s, c, f"{where}[{i}]")
     elif isinstance(current, str):
         if not isinstance(saved, str):
             raise SaveError(f"the save is damaged ({where} is not text)")

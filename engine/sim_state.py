@@ -24,6 +24,7 @@ import numpy as np
 from engine import events as ev
 from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.saves import SaveError, check_like, need
+from engine.text import printable
 
 if TYPE_CHECKING:
     from engine.world import Simulation
@@ -366,6 +367,17 @@ def _check_events(tree: dict[str, Any]) -> list[Any]:
 
 
 def set_state(sim: "Simulation", tree: Any) -> None:
+    """Restore a tree from `state()` (see `_set_state`); anything a hostile tree provokes is a SaveError."""
+    try:
+        _set_state(sim, tree)
+    except SaveError:
+        raise
+    except (Exception, RecursionError) as exc:
+        raise SaveError(f"the save is damaged or does not fit this game ({type(exc).__name__}: "
+                        f"{printable(exc, 160)})") from None
+
+
+def _set_state(sim: "Simulation", tree: Any) -> None:
     """Restore a tree from `state()` into `sim`, a simulation of the same level, systems and mods.
 
     Everything is checked before `sim` changes; a SaveError leaves it as it was except for what
