@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -237,6 +238,7 @@ class Simulation:
         from engine.meshes import load_bottle_set
         if not 0.0 <= fill <= 1.0:
             raise ValueError(f"fill must be between 0 and 1 (got {fill})")
+        _check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         bs = load_bottle_set(model)
         held = float(fill) * bs.inner_volume
@@ -263,8 +265,9 @@ class Simulation:
         Restitution and friction default to the level's physics.
         """
         from engine import bodies as bd
-        if not density > 0.0:
-            raise ValueError(f"density must be > 0 kg/m^3 (got {density})")
+        if not (density > 0.0 and math.isfinite(density)):
+            raise ValueError(f"density must be a finite number > 0 kg/m^3 (got {density})")
+        _check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         mid, props = bd.shape_model(self.body_store, str(model), float(density),
                                     size=None if size is None else tuple(size), radius=radius, scale=scale)
@@ -352,6 +355,28 @@ class Simulation:
         h.update(np.float64(self.time).tobytes())
         h.update(repr(self.bodies()).encode())
         return h.hexdigest()
+
+
+MAX_SPEED = 1000.0        # m/s: any faster and a body is a numerical accident, not a throw
+MAX_SPIN = 10000.0        # rad/s
+
+
+def _check_motion(position: Iterable[float], velocity: Iterable[float], angular_velocity: Iterable[float],
+                  orientation: Iterable[float]) -> None:
+    """ValueError unless every number is finite, the vectors have 3 (quaternion 4) parts and the
+    speeds are below MAX_SPEED and MAX_SPIN."""
+    for name, v, n in (("position", position, 3), ("velocity", velocity, 3),
+                       ("angular_velocity", angular_velocity, 3), ("orientation", orientation, 4)):
+        try:
+            a = np.asarray(tuple(v), dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{name} must be {n} numbers (got {v!r})") from None
+        if a.shape != (n,) or not np.isfinite(a).all():
+            raise ValueError(f"{name} must be {n} finite numbers (got {tuple(v)!r})")
+        if name == "velocity" and np.linalg.norm(a) > MAX_SPEED:
+            raise ValueError(f"velocity {np.linalg.norm(a):g} m/s is beyond {MAX_SPEED:g} m/s")
+        if name == "angular_velocity" and np.linalg.norm(a) > MAX_SPIN:
+            raise ValueError(f"angular_velocity {np.linalg.norm(a):g} rad/s is beyond {MAX_SPIN:g} rad/s")
 
 
 class _WorldContext:
