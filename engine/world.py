@@ -27,6 +27,7 @@ from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
+from engine.retire import retire_over_cap
 from engine.systems import CoupleWater, IntegrateBodies, Shatter, StepFluid, System
 
 SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
@@ -251,6 +252,7 @@ class Simulation:
         with self._context():
             e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), phys.glass_strength))
         self.emit(ev.Spawned(e, "bottle", self.time))
+        retire_over_cap(self, "bottle", keep=e)
         return e
 
     def spawn_body(self, model: str = "box", density: float = 500.0, position: Iterable[float] = (0, 0, 0),
@@ -278,6 +280,7 @@ class Simulation:
         with self._context():
             e = esper.create_entity(BodyRef(slot), Prop(self.body_store.models[mid].name))
         self.emit(ev.Spawned(e, "prop", self.time))
+        retire_over_cap(self, "prop", keep=e)
         return e
 
     def shatter(self, entity: int, impulse: float | None = None) -> tuple[int, ...]:

@@ -17,6 +17,7 @@ SECTIONS: dict[str, str] = {
     "bodies": "engine.bench.bodies",
     "scene": "engine.bench.scene",
     "render": "engine.bench.render",
+    "session": "engine.bench.session",
 }
 DEFAULT = ("water", "bodies", "scene")
 
