@@ -117,12 +117,13 @@ class Player:
         w = self.sim.water
         dx = float(w.dx)
         r = 0.15
-        for arr, v in ((w.ax, vx), (w.az, vz)):
+        for name, vel, v in (("ax", "u", vx), ("az", "w", vz)):   # as the game's drag: relax towards v
+            arr = getattr(w, name)
             nk, ni = arr.shape
             i0, i1 = max(0, int((x - r) / dx)), min(ni, int((x + r) / dx) + 1)
             k0, k1 = max(0, int((z - r) / dx)), min(nk, int((z + r) / dx) + 1)
             if i0 < i1 and k0 < k1:
-                arr[k0:k1, i0:i1] += 12.0 * v
+                arr[k0:k1, i0:i1] += 12.0 * (v - w.read(vel)[k0:k1, i0:i1])
         self.poking = (x, z, vx, vz, left - 1) if left > 1 else None
 
     def _drop(self) -> None:

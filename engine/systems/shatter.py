@@ -108,6 +108,7 @@ class Shatter(System):
             sim.emit(ev.Spawned(e, "shard", sim.time))
         self.grouped.append((sim.time, entity))
         sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time))
+        self._cap_shards()            # a shatter asked for outside a step is capped too
         return tuple(shards)
 
     # -- water -----------------------------------------------------------------------------------
