@@ -226,6 +226,8 @@ def _build_model(sim: "Simulation", key: tuple, allowed: set[str]):  # type: ign
                 raise SaveError("the save is damaged (a sphere radius)")
             bd.shape_model(scratch, "sphere", 1.0, radius=key[1])
         elif kind == "obj":
+            if not 1e-3 <= key[2] <= 100.0:
+                raise SaveError("the save is damaged (a model's scale)")
             bd.shape_model(scratch, key[1], 1.0, scale=key[2])
         elif kind == "bottle":
             bs = load_bottle_set(key[1])
@@ -302,7 +304,8 @@ def _check_bodies(sim: "Simulation", saved: Any) -> tuple:
 
 
 def _check_entities(sim: "Simulation", tree: dict[str, Any], n_slots: int, alive: np.ndarray,
-                    models: list) -> tuple[int, dict[int, list[Any]]]:
+                    models: list, kinds: np.ndarray | None = None) -> tuple[int, dict[int, list[Any]]]:
+    from engine.bodies import KINDS
     next_id = _int(need(tree, "next_entity", int), 1, MAX_ENTITY_ID + 1, "entity counter")
     out: dict[int, list[Any]] = {}
     slots: set[int] = set()
@@ -342,6 +345,15 @@ def _check_entities(sim: "Simulation", tree: dict[str, Any], n_slots: int, alive
             elif not isinstance(vals["model"], str) or len(vals["model"]) > 4096:
                 raise SaveError("the save is damaged (a prop)")
             comps.append(cls(**vals))
+        names = {type(c).__name__ for c in comps}
+        body = names & {"Bottle", "Shard", "Prop"}
+        if ("BodyRef" in names) != (len(body) == 1) or len(body) > 1:
+            raise SaveError("the save is damaged (a body entity without its one kind, or a kind without a body)")
+        if body:
+            slot = next(c.slot for c in comps if isinstance(c, BodyRef))
+            want = {"Bottle": "bottle", "Shard": "shard", "Prop": "prop"}[body.pop()]
+            if kinds is not None and KINDS[int(kinds[slot])] != want:
+                raise SaveError(f"the save is damaged (a {want} entity on a body of another kind)")
         out[e] = comps
     if len(slots) != int(alive[:n_slots].sum()):
         raise SaveError("the save is damaged (a body without an entity)")
@@ -409,7 +421,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     water = need(tree, "water", dict)
     _check_water(sim.water, water)
     n, cap, free, models, keys, arrays = _check_bodies(sim, need(tree, "bodies", dict))
-    next_id, entities = _check_entities(sim, tree, n, arrays["alive"], models)
+    next_id, entities = _check_entities(sim, tree, n, arrays["alive"], models, arrays.get("kind"))
     pending = _check_events(tree)
     systems = need(tree, "systems", dict)
     stateless = need(tree, "stateless", list)
