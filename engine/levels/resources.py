@@ -100,10 +100,11 @@ def find_model(name: str, level_path: Path | None) -> Path | None:
                         f'built-in shapes: {", ".join(SHAPES)}')
 
 
-def check_obj(path: Path) -> None:
+def check_obj(path: Path) -> float:
     """Make sure an OBJ file is a model the game can use: at most MAX_MODEL_BYTES (checked before
     reading), readable text, finite vertices, faces whose indices exist, at most MAX_TRIANGLES
-    triangles, and a closed surface enclosing a volume (mass and inertia follow from it)."""
+    triangles, and a closed surface enclosing a volume (mass and inertia follow from it).
+    Returns that volume, m^3 (at scale 1)."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -153,3 +154,4 @@ def check_obj(path: Path) -> None:
     if not volume > 1e-9 * max(extent, 1e-9) ** 3 or not volume > 1e-12:
         raise ResourceError(f"model {path} encloses no volume (its faces do not close a solid); "
                             "a body needs a closed mesh")
+    return volume

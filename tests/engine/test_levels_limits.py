@@ -162,3 +162,18 @@ def test_a_level_file_is_refused_by_its_size_and_kind(tmp_path, monkeypatch):
     with pytest.raises(LevelError, match="not a regular file"):
         load_level(tmp_path)
     assert np.isfinite(1.0)
+
+
+@pytest.mark.parametrize("extra, pattern", [
+    ('model = "crate"\nscale = 1e-300\n', r"object\[0\]\.scale: makes the model enclose 0 m\^3"),
+    ('model = "box"\nsize = [1e-300, 1e-300, 1e-300]\n', r"object\[0\]\.size: makes a body of 0 m\^3"),
+    ('model = "sphere"\nradius = 1e-300\n', r"object\[0\]\.radius: makes a body of 0 m\^3"),
+    ('model = "box"\nscale = 1e-4\n', r"object\[0\]\.size: makes a body of"),
+])
+def test_bodies_too_small_to_have_a_mass_are_level_errors(tmp_path, extra, pattern):
+    """A zero-volume body validated once and then failed in its first step; now it is a problem
+    (volume below 1 cm^3: V = s^3 V_model, a s^3 for a box, 4/3 pi (r s)^3 for a sphere)."""
+    text = (LEVELS / "calm_pool.toml").read_text().split("[[object]]")[0]
+    p = tmp_path / "l.toml"
+    p.write_text(text + "\n[[object]]\nposition = [2.0, 1.0, 1.5]\ndensity = 500.0\n" + extra)
+    _problem(p, pattern)
