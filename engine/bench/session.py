@@ -20,6 +20,10 @@ import numpy as np
 
 MAX_THROW = 14.0      # m/s, the game's fully charged throw
 RAIN_DEPTH = 0.01     # m, the mound one drop makes (as the game's rain)
+# A few fixed shapes, as the game's throwables are: every distinct size is one more body model,
+# and models are kept for the whole session (engine/bodies.py), so random sizes would grow memory.
+BOXES = ((0.1, 0.1, 0.1), (0.25, 0.12, 0.18), (0.3, 0.3, 0.3))
+BALLS = (0.05, 0.08, 0.12)
 
 
 def rss_bytes() -> int:
@@ -91,9 +95,9 @@ class Player:
             e = sim.spawn_bottle(pos, vel, spin, fill=fill, sealed=kind != "open bottle")
             self.brought += sim.body(e).held_water
         elif kind == "box":
-            sim.spawn_body("box", 600.0, pos, vel, spin, size=tuple(rng.uniform(0.08, 0.3, 3)))
+            sim.spawn_body("box", 600.0, pos, vel, spin, size=BOXES[int(rng.integers(len(BOXES)))])
         elif kind == "ball":
-            sim.spawn_body("sphere", 300.0, pos, vel, spin, radius=float(rng.uniform(0.04, 0.12)))
+            sim.spawn_body("sphere", 300.0, pos, vel, spin, radius=BALLS[int(rng.integers(len(BALLS)))])
         else:
             t = next(o for o in self.objects if o.name == kind)
             from engine.levels.setup import material_of
