@@ -167,6 +167,32 @@ class BodyStore:
     def view(self, slot: int) -> "Body":
         return Body(self, slot)
 
+    # -- save games ------------------------------------------------------------------------------
+    def state(self) -> dict:
+        """Everything needed to restore this store exactly: the slot count, the free list, the key
+        of every model in id order (models are rebuilt from their keys, never stored) and every
+        per-slot array (any ndarray attribute that is not private, so a new array is saved too)."""
+        keys: list = [None] * len(self.models)
+        for key, mid in self._model_keys.items():
+            keys[mid] = key
+        missing = [self.models[i].name for i, k in enumerate(keys) if k is None]
+        if missing:
+            raise ValueError(f"models {', '.join(missing)} were added without a key; a save cannot rebuild them")
+        arrays = {name: a.copy() for name, a in vars(self).items()
+                  if isinstance(a, np.ndarray) and not name.startswith("_")}
+        return {"n": self.n, "capacity": self.capacity, "free": np.array(self.free, np.int64),
+                "models": keys, "arrays": arrays}
+
+    def set_state(self, n: int, capacity: int, free: Sequence[int], models: list[Model],
+                  keys: list[tuple], arrays: dict[str, NDArray]) -> None:
+        """Take a checked state (see engine.saves): the arrays replace this store's own."""
+        for name, a in arrays.items():
+            setattr(self, name, np.array(a, copy=True))
+        self.n, self.capacity, self.free = int(n), int(capacity), [int(s) for s in free]
+        self.models = list(models)
+        self._model_keys = {k: i for i, k in enumerate(keys)}
+        self._packed_count = -1
+
 
 @dataclass(slots=True)
 class Body:

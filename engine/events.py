@@ -96,7 +96,7 @@ class EventQueue:
                     for fn in list(fns):
                         try:
                             fn(event)
-                        except Exception as exc:  # a subscriber must not kill the step
+                        except BaseException as exc:  # a subscriber must not kill the step (sys.exit() included)
                             if on_error is None:
                                 raise
                             on_error(fn, event, exc)

@@ -9,9 +9,12 @@
     def register(api):
         api.add_system(Breeze(), before="StepFluid")
 
-Mods come from the `bottles.mods` entry-point group, from a `mods/` folder next to the level file,
-and from `--mod PATH` (a .py file, a package folder, or a folder of mods). Mods are code: they run
-with the player's rights. Levels are data and never run code.
+Mods come from the `bottles.mods` entry-point group (packages the player installed), from
+`--mod PATH` (a .py file, a package folder, or a folder of mods) and, only when the player asks
+(`--mods`, `level_mods=True`), from the `mods/` folder next to the level file. Mods are code: they
+run with the player's rights. Levels are data and never run code: a level downloaded with a
+`mods/` folder beside it runs nothing until the player asks for its mods (`level_mods_of` lists
+them without importing anything).
 
 Loading happens in two phases, because a mod may add a level section that the level then uses:
 `ModSet.load(...)` imports every mod and calls its register(api) (recording its requests), the
@@ -163,6 +166,15 @@ def _mods_in_folder(folder: Path) -> list[Path]:
     return sorted(out, key=lambda p: p.name)
 
 
+def level_mods_of(level_path: str | Path) -> list[Path]:
+    """The mods in the `mods/` folder beside a level file, found without importing any of them."""
+    folder = Path(level_path).parent / "mods"
+    try:
+        return _mods_in_folder(folder) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
 def _import_path(name: str, path: Path) -> ModuleType:
     """Import a mod file or package under a private module name (a fresh module every load)."""
     modname = f"bottles_mod_{name}"
@@ -225,17 +237,16 @@ class ModSet:
     # -- loading ---------------------------------------------------------------------------------
     @classmethod
     def load(cls, paths: Iterable[str | Path] = (), level_path: str | Path | None = None,
-             entry_points: bool = True) -> "ModSet":
-        """Import and register mods: the entry-point group, `mods/` next to the level, then `paths`."""
+             entry_points: bool = True, level_mods: bool = False) -> "ModSet":
+        """Import and register mods: the entry-point group, `mods/` next to the level (only with
+        `level_mods=True`: the player asked for them), then `paths`."""
         ms = cls()
         if entry_points:
             for ep in _entry_points():
                 ms._load_one(ep.name, f"entry point {ep.value}", None, ep.load)
-        if level_path is not None:
-            folder = Path(level_path).parent / "mods"
-            if folder.is_dir():
-                for p in _mods_in_folder(folder):
-                    ms.add_path(p)
+        if level_path is not None and level_mods:
+            for p in level_mods_of(level_path):
+                ms.add_path(p)
         for p in paths:
             ms.add_path(Path(p))
         return ms
@@ -271,8 +282,6 @@ class ModSet:
         try:
             module = importer()
         except BaseException as exc:  # SyntaxError, ImportError, anything the module body raises
-            if isinstance(exc, KeyboardInterrupt):
-                raise
             self.mods.append(mod)
             self.disable(name, f'mod "{name}" ({origin}): failed to import: {type(exc).__name__}: '
                          f"{exc}{_where(exc, file)}; the mod is disabled")
@@ -285,8 +294,6 @@ class ModSet:
         try:
             register(ModAPI(mod, self))
         except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
             self.disable(name, f'mod "{name}" ({origin}): register() raised {type(exc).__name__}: {exc}'
                          f"{_where(exc, file)}; the mod is disabled")
 
@@ -368,7 +375,7 @@ class ModSet:
                     sim.add_system(req.system, before=sim.system_names()[0], owner=req.mod)
                 else:
                     sim.add_system(req.system, after=previous, owner=req.mod)
-            except Exception as exc:  # bind() of the mod's system raised
+            except BaseException as exc:  # bind() of the mod's system raised
                 self.disable(req.mod, f'mod "{req.mod}": system "{name}" failed to start: '
                              f"{type(exc).__name__}: {exc}{_where(exc, self.get(req.mod).file)}; the mod is disabled")
                 continue
@@ -389,7 +396,7 @@ class ModSet:
         def handler(event: Any) -> None:
             try:
                 fn(event)
-            except Exception as exc:
+            except BaseException as exc:
                 name = getattr(fn, "__qualname__", repr(fn))
                 self.disable(mod, f'mod "{mod}": handler {name} for {kind.__name__} raised {type(exc).__name__}: '
                              f"{exc}{_where(exc, self.get(mod).file)}; the mod is disabled, the simulation goes on")
@@ -522,21 +529,23 @@ def _topological(edges: dict[str, set[str]], base: list[str], requests: dict[str
 
 # -- the game's entry points ------------------------------------------------------------------------
 def load_mods(sim: "Simulation", paths: Iterable[str | Path] = (), level_path: str | Path | None = None,
-              entry_points: bool = True) -> ModSet:
+              entry_points: bool = True, level_mods: bool = False) -> ModSet:
     """Load mods and attach them to an existing simulation (their level sections are not in its level;
-    use `open_level` to validate those too)."""
+    use `open_level` to validate those too). The level's own mods/ folder only with `level_mods`."""
     if level_path is None and sim.level.path is not None:
         level_path = sim.level.path
-    return ModSet.load(paths, level_path, entry_points).attach(sim)
+    return ModSet.load(paths, level_path, entry_points, level_mods).attach(sim)
 
 
-def open_level(level_path: str | Path, mod_paths: Iterable[str | Path] = (), entry_points: bool = True) -> "Simulation":
+def open_level(level_path: str | Path, mod_paths: Iterable[str | Path] = (), entry_points: bool = True,
+               level_mods: bool = False) -> "Simulation":
     """Load mods, then the level (mods may add sections to it), then start it with the mods attached.
 
+    The mods/ folder beside the level is loaded only with `level_mods=True` (the player asked).
     Raises LevelError listing every level problem; mod problems are in `sim.failures`.
     """
     from engine.world import Simulation
-    mods = ModSet.load(mod_paths, level_path, entry_points)
+    mods = ModSet.load(mod_paths, level_path, entry_points, level_mods)
     level = load_level(level_path)
     sim = Simulation(level)
     mods.attach(sim)
@@ -564,7 +573,7 @@ def hud_lines(sim: "Simulation") -> list[str]:
         for fn in mod.hud:
             try:
                 out.append(str(fn(sim)))
-            except Exception as exc:
+            except BaseException as exc:
                 ms.disable(mod.name, f'mod "{mod.name}": HUD line raised {type(exc).__name__}: {exc}'
                            f"{_where(exc, mod.file)}; the mod is disabled")
                 break

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -20,16 +21,22 @@ import esper
 import numpy as np
 
 from engine import events as ev
+from engine import health
 from engine.bodies import Body, BodyStore
 from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
 from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
+from engine.retire import retire_over_cap
 from engine.systems import CoupleWater, DispersiveStepFluid, IntegrateBodies, Shatter, System
 
 SIMULATION: tuple[type[System], ...] = (IntegrateBodies, DispersiveStepFluid, CoupleWater, Shatter)
 
 _world_ids = itertools.count()
+
+
+class NonFiniteError(SimulationError):
+    """NaN or infinity appeared in a body or the water; the message names it, the time and any mod."""
 
 
 class OrderError(ValueError):
@@ -144,9 +151,27 @@ class Simulation:
             with self._context():
                 try:
                     esper.process(self.dt)
-                except SimulationError:
+                except NonFiniteError:
                     self.events.pending.clear()
                     raise
+                except SimulationError as exc:
+                    self.events.pending.clear()
+                    where = health.describe(self, full=True)   # the water kernel names h, u, w only
+                    if where is not None and where not in str(exc):
+                        raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s ({exc})") from None
+                    raise
+                except Exception as exc:   # an engine system tripped over a NaN it was handed: name it
+                    where = health.body_problem(self)
+                    if where is None:
+                        raise
+                    self.events.pending.clear()
+                    raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s ({type(exc).__name__}: "
+                                         f"{exc}); check forces and velocities given to it") from None
+                where = health.body_problem(self)
+                if where is not None:
+                    self.events.pending.clear()
+                    raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s; check forces and "
+                                         "velocities given to it (R resets, F9 loads a save)")
             self.time = (self.steps + 1) * self.dt
             self.steps += 1
             while self._pending_removal:
@@ -214,6 +239,7 @@ class Simulation:
         from engine.meshes import load_bottle_set
         if not 0.0 <= fill <= 1.0:
             raise ValueError(f"fill must be between 0 and 1 (got {fill})")
+        _check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         bs = load_bottle_set(model)
         held = float(fill) * bs.inner_volume
@@ -226,6 +252,7 @@ class Simulation:
         with self._context():
             e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), phys.glass_strength))
         self.emit(ev.Spawned(e, "bottle", self.time))
+        retire_over_cap(self, "bottle", keep=e)
         return e
 
     def spawn_body(self, model: str = "box", density: float = 500.0, position: Iterable[float] = (0, 0, 0),
@@ -240,8 +267,9 @@ class Simulation:
         Restitution and friction default to the level's physics.
         """
         from engine import bodies as bd
-        if not density > 0.0:
-            raise ValueError(f"density must be > 0 kg/m^3 (got {density})")
+        if not (density > 0.0 and math.isfinite(density)):
+            raise ValueError(f"density must be a finite number > 0 kg/m^3 (got {density})")
+        _check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         mid, props = bd.shape_model(self.body_store, str(model), float(density),
                                     size=None if size is None else tuple(size), radius=radius, scale=scale)
@@ -252,6 +280,7 @@ class Simulation:
         with self._context():
             e = esper.create_entity(BodyRef(slot), Prop(self.body_store.models[mid].name))
         self.emit(ev.Spawned(e, "prop", self.time))
+        retire_over_cap(self, "prop", keep=e)
         return e
 
     def shatter(self, entity: int, impulse: float | None = None) -> tuple[int, ...]:
@@ -285,6 +314,35 @@ class Simulation:
             esper.delete_entity(entity, immediate=True)
 
     # -- state -----------------------------------------------------------------------------
+    def state(self) -> tuple[dict[str, Any], list[str]]:
+        """The whole state as a plain tree (numbers, strings, arrays; see engine/sim_state.py) and
+        the parts a save cannot hold, named (a mod system without state()/set_state() ...).
+
+        `engine.saves.write(path, tree)` puts it in a file. Reading the next entity id through
+        esper's public API uses that id up, so a state() moves later entity ids on by one.
+        """
+        from engine import sim_state
+        return sim_state.state(self)
+
+    def set_state(self, tree: dict[str, Any]) -> None:
+        """Restore a tree from `state()` into this simulation (same level, systems and mods).
+
+        Every part is checked before any is applied; raises engine.saves.SaveError, one sentence.
+        """
+        from engine import sim_state
+        sim_state.set_state(self, tree)
+
+    @classmethod
+    def from_state(cls, tree: dict[str, Any], level: Level) -> "Simulation":
+        """A new simulation of `level` (no mods) in the state `tree`; SaveError if it does not fit."""
+        sim = cls(level)
+        try:
+            sim.set_state(tree)
+        except BaseException:
+            sim.close()
+            raise
+        return sim
+
     def fingerprint(self) -> str:
         """A hash of the whole simulation state: equal hashes mean bitwise-identical state."""
         h = hashlib.sha256()
@@ -300,6 +358,28 @@ class Simulation:
         h.update(np.float64(self.time).tobytes())
         h.update(repr(self.bodies()).encode())
         return h.hexdigest()
+
+
+MAX_SPEED = 1000.0        # m/s: any faster and a body is a numerical accident, not a throw
+MAX_SPIN = 10000.0        # rad/s
+
+
+def _check_motion(position: Iterable[float], velocity: Iterable[float], angular_velocity: Iterable[float],
+                  orientation: Iterable[float]) -> None:
+    """ValueError unless every number is finite, the vectors have 3 (quaternion 4) parts and the
+    speeds are below MAX_SPEED and MAX_SPIN."""
+    for name, v, n in (("position", position, 3), ("velocity", velocity, 3),
+                       ("angular_velocity", angular_velocity, 3), ("orientation", orientation, 4)):
+        try:
+            a = np.asarray(tuple(v), dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{name} must be {n} numbers (got {v!r})") from None
+        if a.shape != (n,) or not np.isfinite(a).all():
+            raise ValueError(f"{name} must be {n} finite numbers (got {tuple(v)!r})")
+        if name == "velocity" and np.linalg.norm(a) > MAX_SPEED:
+            raise ValueError(f"velocity {np.linalg.norm(a):g} m/s is beyond {MAX_SPEED:g} m/s")
+        if name == "angular_velocity" and np.linalg.norm(a) > MAX_SPIN:
+            raise ValueError(f"angular_velocity {np.linalg.norm(a):g} rad/s is beyond {MAX_SPIN:g} rad/s")
 
 
 class _WorldContext:
@@ -323,23 +403,31 @@ def _guard(system: System, sim: Simulation, owner: str) -> None:
     """Wrap a mod's system so that an exception disables it instead of killing the step."""
     inner = system.process
 
+    def stop(msg: str) -> None:
+        sim.failures.append(msg)
+        sim.emit(ev.ModFailed(owner, msg, sim.time))
+        system.process = lambda dt: None  # type: ignore[method-assign]
+        sim._pending_removal.append(system.name)
+
     def process(dt: float) -> None:
+        clean = health.describe(sim) is None   # a NaN already there is not this mod's doing
         try:
             inner(dt)
-        except SimulationError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:   # sys.exit(), a KeyboardInterrupt raised by the mod: contained too
             from engine.mods import _where   # engine.mods imports this module
             try:
                 file = sim.mods.get(owner).file
             except (AttributeError, KeyError):   # a system guarded without a ModSet
                 file = None
             where = _where(exc, file)
-            msg = (f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
-                   f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
-            sim.failures.append(msg)
-            sim.emit(ev.ModFailed(owner, msg, sim.time))
-            system.process = lambda dt: None  # type: ignore[method-assign]
-            sim._pending_removal.append(system.name)
+            stop(f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
+                 f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
+            return
+        bad = health.describe(sim) if clean else None
+        if bad is not None:
+            msg = (f'mod "{owner}": system "{system.name}" wrote a non-finite value: {bad} at t={sim.time:.3f} s; '
+                   "the mod's system is disabled (R resets, F9 loads a save)")
+            stop(msg)
+            raise NonFiniteError(msg)
 
     system.process = process  # type: ignore[method-assign]

@@ -8,26 +8,37 @@ from pathlib import Path
 
 from engine.levels import LevelError, load_level
 from engine.paths import DEFAULT_LEVEL, LEVELS, find_level
+from engine.text import printable
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    """Check each level; mods installed or in a mods/ folder beside it are loaded for their sections."""
-    from engine.mods import ModSet
+    """Check each level. Installed mods (entry points) are loaded for their level sections; the mods
+    in a mods/ folder beside a level are named, and imported only with --mods (they are code)."""
+    from engine.mods import ModSet, level_mods_of
     bad = 0
     for path in args.files:
-        mods = ModSet.load((), path)
+        shown = printable(path)
+        beside = level_mods_of(path)
+        if beside:
+            names = ", ".join(printable(p.name) for p in beside)
+            if args.mods:
+                print(f"note: {shown}: loading the mods beside it (--mods): {names}", file=sys.stderr)
+            else:
+                print(f"note: {shown}: comes with mods it would load with --mods (not imported: they are code, "
+                      f"read them first): {names}", file=sys.stderr)
+        mods = ModSet.load((), path, level_mods=bool(args.mods))
         for msg in mods.failures:
-            print(f"note: {msg}", file=sys.stderr)
+            print(f"note: {printable(msg)}", file=sys.stderr)
         try:
             load_level(path)
         except LevelError as exc:
             bad += 1
             for line in exc.lines():
-                print(line, file=sys.stderr)
+                print(printable(line), file=sys.stderr)
         else:
-            names = [m.name for m in mods.active if m.sections]
+            names = [printable(m.name) for m in mods.active if m.sections]
             extra = f" (with sections of mods: {', '.join(names)})" if names else ""
-            print(f"{path}: ok{extra}")
+            print(f"{shown}: ok{extra}")
         finally:
             mods.close()
     if bad:
@@ -90,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
                       help="a level file, or a bundled level's name (see `bottles levels`)")
     play.add_argument("--mod", action="append", default=[], metavar="PATH", help="load a mod (repeatable)")
+    play.add_argument("--mods", action="store_true",
+                      help="also run the mods/ folder beside the level (code: only for levels you trust)")
     play.add_argument("--size", default="1280x720", help="window size WxH")
     play.add_argument("--save", default=None, metavar="PATH",
                       help="quick save file for F5/F9 (default: ~/.local/share/bottles-and-water/quicksave.npz)")
@@ -114,10 +127,13 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--debug", default=None, choices=["depth", "velocity", "divergence", "vorticity", "bounds"],
                      help="debug view")
     rec.add_argument("--mod", action="append", default=[], metavar="PATH")
+    rec.add_argument("--mods", action="store_true", help="also run the mods/ folder beside the level")
     rec.set_defaults(func=_cmd_record)
 
     val = sub.add_parser("validate", help="check level files; exit 1 if any has problems")
     val.add_argument("files", nargs="+")
+    val.add_argument("--mods", action="store_true",
+                     help="import the mods/ folder beside each level to check the sections they add")
     val.set_defaults(func=_cmd_validate)
 
     sch = sub.add_parser("schema", help="print the level file reference (every key) from the schema")
@@ -149,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except LevelError as exc:
         for line in exc.lines():
-            print(line, file=sys.stderr)
+            print(printable(line), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -161,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             where = f" (details in {log})"
         except OSError:
             where = ""
-        print(f"bottles {args.command}: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+        print(f"bottles {args.command}: {type(exc).__name__}: {printable(exc)}{where}", file=sys.stderr)
         return 1
 
 

@@ -144,8 +144,10 @@ class Game:
     def __init__(self, level: str | Path | Level | None = None, *, mod_paths: tuple[str, ...] | list[str] = (),
                  width: int = 1280, height: int = 720, save_path: str | Path | None = None,
                  levels: list[Path] | None = None, entry_points: bool = True,
-                 clock: Callable[[], float] = time.perf_counter, sound_player: Any = None) -> None:
+                 clock: Callable[[], float] = time.perf_counter, sound_player: Any = None,
+                 level_mods: bool = False) -> None:
         self.mod_paths = list(mod_paths)
+        self.level_mods = bool(level_mods)   # run the mods/ folder beside a level (the player asked: --mods)
         self.entry_points = entry_points
         self.width, self.height = int(width), int(height)
         self.save_path = Path(save_path) if save_path is not None else savegame.default_path()
@@ -199,14 +201,16 @@ class Game:
             sim = Simulation(source)
             if self.mod_paths:
                 from engine.mods import load_mods
-                load_mods(sim, self.mod_paths, source.path, entry_points=self.entry_points)
+                load_mods(sim, self.mod_paths, source.path, entry_points=self.entry_points,
+                          level_mods=self.level_mods)
         else:
             try:
                 from engine.mods import open_level
             except ImportError:  # an engine without mods
                 sim = Simulation.from_level(source)
             else:
-                sim = open_level(source, self.mod_paths, entry_points=self.entry_points)
+                sim = open_level(source, self.mod_paths, entry_points=self.entry_points,
+                                 level_mods=self.level_mods)
         if "Tracers" not in sim.system_names():
             from game.tracers import Tracers
             sim.add_system(Tracers())
@@ -237,6 +241,19 @@ class Game:
         self.rain_left = 0
         self._failures_seen = 0
         self._report_failures()
+        self._mention_level_mods()
+
+    def _mention_level_mods(self) -> None:
+        """A level that comes with mods it did not run says so: they are code, run only when asked."""
+        if self.level_mods or self.sim.level.path is None:
+            return
+        from engine.mods import level_mods_of
+        from engine.text import printable
+        found = level_mods_of(self.sim.level.path)
+        if found:
+            names = ", ".join(printable(p.stem) for p in found[:5])
+            self.notice(f"this level comes with mods ({names}) that were NOT run: they are code; "
+                        "to run them, start it with `bottles play LEVEL --mods`")
 
     def _replace(self, sim: Simulation) -> None:
         old = self.sim
@@ -421,39 +438,32 @@ class Game:
 
     def save(self) -> None:
         try:
-            path = savegame.save(self.sim, self.save_path, extra={"camera": cam.to_dict(self.camera)})
+            path, warnings = savegame.save(self.sim, self.save_path, extra={"camera": cam.to_dict(self.camera)})
         except savegame.SaveError as exc:
             self.notice(f"save failed: {exc}")
             return
         self.notice(f"saved to {path}")
+        for w in warnings[:3]:
+            self.notice(f"not saved: {w}")
 
     def load(self) -> None:
-        """Load the quick save, opening the level it was made on first if that is another one."""
+        """Load the quick save into a fresh simulation of the running level with the running mods
+        (never the save's own level path or mods); a file that does not load changes nothing."""
+        sim = None
         try:
-            meta, arrays = savegame.read(self.save_path)
-            sim = self.sim
-            saved_level = meta.get("level_path")
-            here = str(sim.level.path) if sim.level.path is not None else None
-            if saved_level != here and saved_level is not None:
-                sim = self._open(Path(saved_level))
-            elif meta.get("systems") != sim.system_names() or self.error is not None:
-                sim = self._open(self.level_source)
-            savegame.restore(sim, meta, arrays)
+            tree, extra = savegame.split(savegame.read(self.save_path))
+            sim = self._open(self.level_source)
+            sim.set_state(tree)
         except (savegame.SaveError, LevelError, OSError) as exc:
+            if sim is not None:
+                sim.close()
             msg = exc.lines()[0] if isinstance(exc, LevelError) else str(exc)
             self.notice(f"load failed: {msg}")
             return
-        if sim is not self.sim:
-            if sim.level.path is not None:
-                self.level_source = sim.level.path
-            self._replace(sim)
-        else:
-            self._after_open()
+        self._replace(sim)
         self._failures_seen = len(self.sim.failures)
-        saved_cam = meta.get("camera")
-        if isinstance(saved_cam, dict) and cam.from_dict(self.camera, saved_cam):
-            pass
-        else:
+        saved_cam = extra.get("camera")
+        if not (isinstance(saved_cam, dict) and cam.from_dict(self.camera, saved_cam)):
             self.home()                     # a save without a camera: the level's view, never the old level's
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
 

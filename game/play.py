@@ -42,6 +42,8 @@ def _demo(args: argparse.Namespace, reason: str) -> int:
         cmd = [sys.executable, "-m", "game", "play", str(args.level), "--demo-out", str(out)]
         for m in args.mod:
             cmd += ["--mod", str(m)]
+        if getattr(args, "mods", False):
+            cmd += ["--mods"]
         env = dict(os.environ, PYGLET_HEADLESS="true")
         return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True).returncode
     return demo.run(args.level, list(args.mod), out)
@@ -54,6 +56,13 @@ def play(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"bottles play: {exc}", file=sys.stderr)
         return 2
+    if not getattr(args, "mods", False):   # the level's own mods run only when asked: say so, import nothing
+        from engine.mods import level_mods_of
+        from engine.text import printable
+        beside = level_mods_of(args.level)
+        if beside:
+            print(f"bottles play: this level comes with mods ({', '.join(printable(p.name) for p in beside)}) "
+                  "that are NOT run; they are code: add --mods to run them", file=sys.stderr)
     load_level(args.level)                 # a broken level: its problems, one line each, before anything opens
     reason = no_display_reason()
     if reason is not None:
@@ -69,7 +78,10 @@ def play(args: argparse.Namespace) -> int:
 
     def make_game() -> Game:
         game = Game(Path(args.level), mod_paths=list(args.mod), width=width, height=height,
-                    save_path=getattr(args, "save", None))     # app.run hands it the sound player
+                    save_path=getattr(args, "save", None),          # app.run hands it the sound player
+                    level_mods=bool(getattr(args, "mods", False)))
+        for msg in game.sim.failures:
+            print(f"bottles play: {msg}", file=sys.stderr)
         return game
 
     try:

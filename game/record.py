@@ -176,8 +176,8 @@ def apply_throw(sim: Any, th: Throw) -> int:
     raise RecordError(f"throw kind {th.kind!r}: this build can only throw bottles")
 
 
-def _load_mods(sim: Any, paths: list[str]) -> None:
-    if not paths:
+def _load_mods(sim: Any, paths: list[str], level_mods: bool = False) -> None:
+    if not paths and not level_mods:
         return
     try:
         from engine import mods
@@ -186,7 +186,7 @@ def _load_mods(sim: Any, paths: list[str]) -> None:
     loader = getattr(mods, "load_mods", None) or getattr(mods, "load", None)
     if loader is None:
         raise RecordError("--mod: engine.mods has no loader")
-    loader(sim, [Path(p) for p in paths])
+    loader(sim, [Path(p) for p in paths], level_mods=level_mods)
 
 
 MOD_FAILED = 3   # exit code: the clip was written, but a mod failed (it is off in the clip)
@@ -214,7 +214,7 @@ def record(args: argparse.Namespace) -> int:
         from engine.world import Simulation
         from game.modlog import traceback_for
         sim = Simulation.from_level(args.level)
-        _load_mods(sim, list(getattr(args, "mod", []) or []))
+        _load_mods(sim, list(getattr(args, "mod", []) or []), bool(getattr(args, "mods", False)))
         renderer = Renderer(sim, width, height)
         camera = OrbitCamera.from_level(sim.level, width / height)
         throws.sort(key=lambda th: th.t)

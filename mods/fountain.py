@@ -53,6 +53,14 @@ class Fountain(System):
         if math.hypot(x - self.position[0], z - self.position[1]) < 1.0:
             self.boost_until = event.time + 1.0
 
+    def state(self) -> dict:
+        """What a save keeps: the litres poured and drained so far and the end of the splash boost."""
+        return {"poured": float(self.poured), "drained": float(self.drained), "boost_until": float(self.boost_until)}
+
+    def set_state(self, state: dict) -> None:
+        self.poured, self.drained = float(state["poured"]), float(state["drained"])
+        self.boost_until = float(state["boost_until"])
+
     def process(self, dt: float) -> None:
         w = self.sim.water
         rate = self.cfg.rate * (2.0 if self.sim.time < self.boost_until else 1.0)

@@ -66,6 +66,13 @@ class Wind(System):
         self.s_u = self.dir[0] * (np.arange(nx + 1) * dx)[None, :] + self.dir[1] * ((np.arange(nz) + 0.5) * dx)[:, None]
         self.s_w = self.dir[0] * ((np.arange(nx) + 0.5) * dx)[None, :] + self.dir[1] * (np.arange(nz + 1) * dx)[:, None]
 
+    def state(self) -> dict:
+        """Nothing of its own to save: the wind is a function of the level section and the clock."""
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        """Nothing to restore (see state())."""
+
     def speed(self, s: np.ndarray | float, t: float) -> np.ndarray | float:
         """Wind speed at distance s along the wind at time t, m/s."""
         c = self.cfg

@@ -18,6 +18,7 @@ SECTIONS: dict[str, str] = {
     "scene": "engine.bench.scene",
     "render": "engine.bench.render",
     "dispersion": "engine.bench.dispersion",
+    "session": "engine.bench.session",
 }
 DEFAULT = ("water", "bodies", "scene")
 

@@ -12,7 +12,9 @@ import numpy as np
 
 from engine.levels.features import unknown_material
 from engine.levels.fields import Problem
-from engine.levels.resources import ResourceError, find_model, read_heightmap, resolve
+from engine.levels.resources import ResourceError, check_obj, find_model, read_heightmap, resolve
+
+MIN_BODY_VOLUME = 1e-6   # m^3: smaller bodies have no mass or inertia a step can invert
 
 if TYPE_CHECKING:
     from engine.levels.schema import Level
@@ -111,6 +113,27 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
                 msg = unknown_material(b.material, level.materials or {})
                 if msg:
                     out.append((f"{section}[{j}].material", msg))
+    for section, items in (("object", level.objects), ("throwable", level.throwables)):
+        for j, b in enumerate(items):
+            key = f"{section}[{j}]"
+            if not ok(key) or getattr(b, "kind", "object") != "object":
+                continue
+            if b.model == "box":    # (the defaults as engine/levels/setup.py spawns them)
+                volume = float(np.prod(b.size or (0.3, 0.3, 0.3))) * float(b.scale) ** 3
+            elif b.model == "sphere":
+                volume = 4.0 / 3.0 * np.pi * (float(b.radius or 0.1) * float(b.scale)) ** 3
+            else:
+                continue
+            if volume < MIN_BODY_VOLUME:
+                out.append((f"{key}.{'size' if b.model == 'box' else 'radius'}",
+                            f"makes a body of {volume:.3g} m^3; a body encloses at least {MIN_BODY_VOLUME:g} m^3 (1 cm^3)"))
+    phys = level.physics
+    if ok("physics"):
+        for section, items, cap in (("bottle", level.bottles, "max_bottles"), ("object", level.objects, "max_props")):
+            limit = getattr(phys, cap, None)
+            if limit is not None and len(items) > limit:
+                out.append((f"{section}[{limit}]", f"{len(items)} [[{section}]] tables; physics.{cap} is {limit} "
+                            f"(raise it, within its range, or place fewer)"))
     seen: dict[str, int] = {}
     for j, th in enumerate(level.throwables):
         if not ok(f"throwable[{j}].name"):
@@ -119,6 +142,21 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             out.append((f"throwable[{j}].name", f'"{th.name}" is already throwable[{seen[th.name]}]; names must differ'))
         seen.setdefault(th.name, j)
     return out
+
+
+def bottle_model_problem(name: str) -> str | None:
+    """Why a bottle model name cannot be used (None when it can): a bottle set is three files in
+    content/models/ (<name>.obj, <name>_fragments.obj, <name>.json), named, never a path."""
+    import re
+
+    from engine.meshes import load_bottle_set
+    if not re.fullmatch(r"[A-Za-z0-9_\-]{1,64}", name):
+        return f'"{name[:60]}" is not a bottle model name (letters, digits, "_" and "-": a set in content/models/)'
+    try:
+        load_bottle_set(name)
+    except Exception as exc:   # missing or broken files: say which and why
+        return f'bottle model "{name}" cannot be loaded: {type(exc).__name__}: {str(exc)[:200]}'
+    return None
 
 
 def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
@@ -131,6 +169,13 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             read_heightmap(resolve(t.image, level.path))
         except ResourceError as exc:
             out.append(("terrain.image", str(exc)))
+    for section, items in (("bottle", level.bottles), ("throwable", level.throwables)):
+        for j, b in enumerate(items or ()):
+            if b is None or (section == "throwable" and b.kind != "bottle") or not ok(f"{section}[{j}].model"):
+                continue
+            msg = bottle_model_problem(b.model or "bottle")
+            if msg:
+                out.append((f"{section}[{j}].model", msg))
     for section, items in (("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items or ()):
             if b is None or (section == "throwable" and b.kind != "object") or not b.model:
@@ -138,7 +183,12 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             if not ok(f"{section}[{j}].model"):
                 continue
             try:
-                find_model(b.model, level.path)
+                path = find_model(b.model, level.path)
+                if path is not None and ok(f"{section}[{j}].scale"):
+                    volume = check_obj(path) * float(b.scale) ** 3
+                    if volume < MIN_BODY_VOLUME:
+                        out.append((f"{section}[{j}].scale", f"makes the model enclose {volume:.3g} m^3; a body "
+                                    f"encloses at least {MIN_BODY_VOLUME:g} m^3 (1 cm^3)"))
             except ResourceError as exc:
                 out.append((f"{section}[{j}].model", str(exc)))
     return out

@@ -46,6 +46,9 @@ def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+HUGE_INT = 2**53   # no level number needs more; beyond it an int is not exact as a float
+
+
 def _number(v: Any, path: str, problems: list[Problem], meta: dict, integer: bool = False) -> Any:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         problems.append((path, f"must be {'an integer' if integer else 'a number'} (got {_fmt(v)})"))
@@ -55,6 +58,10 @@ def _number(v: Any, path: str, problems: list[Problem], meta: dict, integer: boo
         return None
     if isinstance(v, float) and not math.isfinite(v):
         problems.append((path, f"must be finite (got {v})"))
+        return None
+    if isinstance(v, int) and abs(v) > HUGE_INT:   # (formatting it, or making it a float, would fail)
+        problems.append((path, f"is far out of range (a {len(str(abs(v))) if v.bit_length() < 14000 else 'very'}"
+                               f"-digit number)"))
         return None
     lo, hi = meta.get("min"), meta.get("max")
     low_bad = lo is not None and (v <= lo if meta.get("exclusive_min") else v < lo)

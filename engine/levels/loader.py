@@ -12,6 +12,10 @@ from engine.levels.checks import _clean, check_contents, check_files
 from engine.levels.fields import Problem, build
 from engine.levels.locate import LineMap
 from engine.levels.schema import Level
+from engine.text import printable
+
+MAX_LEVEL_BYTES = 4 * 2**20   # a level is a page of TOML; 4 MiB is far beyond any real one
+MAX_TABLES = 1000             # [[...]] tables of one kind (bottles and objects have their own caps)
 
 
 class LevelError(Exception):
@@ -22,8 +26,11 @@ class LevelError(Exception):
         super().__init__("\n".join(self.lines()))
 
     def lines(self) -> list[str]:
+        """One line per problem, `file:line: key: message`, every control character escaped (a key
+        or value from the file never sends an escape sequence to the terminal)."""
         out = []
         for file, line, key, msg in self.problems:
+            file, key, msg = printable(file), printable(key, 200), printable(msg, 600)
             out.append(f"{file}:{line}: {key}: {msg}" if key else f"{file}:{line}: {msg}")
         return out
 
@@ -69,9 +76,38 @@ def _shown_key(path: str, msg: str) -> str:
 
 
 def parse_level(text: str, path: Path | str | None = None) -> Level:
-    """Validate level source text. `path` names it in messages and anchors relative paths."""
+    """Validate level source text. `path` names it in messages and anchors relative paths.
+
+    Raises LevelError and nothing else: what a hostile file provokes (nesting deeper than the
+    parser's stack, numbers beyond any range) is one more `file:line` problem.
+    """
     p = Path(path) if path is not None else None
     shown = _display(p) if p is not None else "<level>"
+    try:
+        return _parse(text, p, shown)
+    except LevelError:
+        raise
+    except RecursionError:
+        raise LevelError([(shown, 1, "", "nested too deeply (arrays or tables inside each other)")]) from None
+    except (ValueError, OverflowError, TypeError, MemoryError) as exc:
+        raise LevelError([(shown, 1, "", f"cannot be read: {type(exc).__name__}: {str(exc)[:200]}")]) from None
+
+
+def _table_counts(data: dict, where: LineMap) -> list[Problem]:
+    """[[...]] arrays longer than MAX_TABLES, before any of their entries is checked."""
+    out: list[Problem] = []
+    for key, v in data.items():
+        if isinstance(v, list) and len(v) > MAX_TABLES and all(isinstance(t, dict) for t in v[:1]):
+            out.append((f"{key}[{MAX_TABLES}]", f"{len(v)} [[{key}]] tables; a level holds at most {MAX_TABLES}"))
+        elif isinstance(v, dict):
+            out.extend((f"{key}.{k}", m) for k, m in _table_counts(v, where))
+    return out
+
+
+def _parse(text: str, p: Path | None, shown: str) -> Level:
+    if len(text) > MAX_LEVEL_BYTES:
+        raise LevelError([(shown, 1, "", f"is {len(text) / 2**20:.1f} MiB; a level file is at most "
+                                         f"{MAX_LEVEL_BYTES / 2**20:.0f} MiB")])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -81,6 +117,9 @@ def parse_level(text: str, path: Path | str | None = None) -> Level:
         col = f" (column {m.group(2)})" if m else ""
         raise LevelError([(shown, line, "", f"not valid TOML: {msg}{col}")]) from None
     where = LineMap(text)
+    too_many = _table_counts(data, where)
+    if too_many:
+        raise LevelError([(shown, where.line_of(k), k.split("[")[0], m) for k, m in too_many])
     problems: list[Problem] = []
     extra_raw = {k: data.pop(k) for k in list(data) if k in _SECTIONS}
     level = build(Level, data, "", problems)
@@ -106,6 +145,11 @@ def load_level(path: str | Path) -> Level:
     """Read and validate a level file. Raises LevelError (never a bare traceback's worth of noise)."""
     p = Path(path)
     try:
+        if p.exists() and not p.is_file():
+            raise LevelError([(str(p), 0, "", "is not a regular file")])
+        if p.stat().st_size > MAX_LEVEL_BYTES:
+            raise LevelError([(str(p), 0, "", f"is {p.stat().st_size / 2**20:.1f} MiB; a level file is at most "
+                                              f"{MAX_LEVEL_BYTES / 2**20:.0f} MiB")])
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         from engine.paths import suggest_level

@@ -24,6 +24,7 @@ class LineMap:
 
     def __init__(self, text: str) -> None:
         self.lines: dict[str, int] = {}
+        self._last: dict[str, int] = {}   # resolved array-of-tables path -> its latest index (no rescans)
         counters: dict[str, int] = {}
         prefix = ""
         depth = 0  # open brackets of a multi-line value
@@ -38,7 +39,9 @@ class LineMap:
                 if m.group(1) == "[[":
                     idx = counters.get(name, 0)
                     counters[name] = idx + 1
-                    prefix = f"{self._resolve(name)}[{idx}]"
+                    resolved = self._resolve(name)
+                    prefix = f"{resolved}[{idx}]"
+                    self._last[resolved] = max(self._last.get(resolved, -1), idx)
                 else:
                     prefix = self._resolve(name)
                 self.lines.setdefault(prefix, lineno)
@@ -60,11 +63,7 @@ class LineMap:
         for part in parts:
             cand = ".".join(out + [part])
             # if an array of tables with this prefix exists, point at its latest element
-            last = None
-            for key in self.lines:
-                m = re.fullmatch(re.escape(cand) + r"\[(\d+)\]", key)
-                if m:
-                    last = max(last or 0, int(m.group(1)))
+            last = self._last.get(cand)
             out.append(part if last is None or cand == name else f"{part}[{last}]")
         return ".".join(out)
 

@@ -15,6 +15,12 @@ from engine.levels.features import SHAPES
 from engine.paths import MODELS
 
 
+MAX_IMAGE_BYTES = 32 * 2**20     # a heightmap file on disk
+MAX_PIXELS = 2048 * 2048         # a heightmap's pixels, read from its header before it is decoded
+MAX_MODEL_BYTES = 32 * 2**20     # an OBJ file on disk
+MAX_TRIANGLES = 200_000          # an OBJ model's triangles (polygons fanned)
+
+
 class ResourceError(ValueError):
     """A file the level names is missing or unreadable; the message says what to do."""
 
@@ -36,8 +42,15 @@ def read_heightmap(path: Path) -> NDArray[np.float64]:
         raise ResourceError(f"reading heightmaps needs Pillow ({exc}); pip install pillow") from None
     if not path.is_file():
         raise ResourceError(f"no such image {path} (paths are relative to the level file)")
+    if path.stat().st_size > MAX_IMAGE_BYTES:
+        raise ResourceError(f"image {path} is {path.stat().st_size / 2**20:.0f} MiB; a heightmap is at most "
+                            f"{MAX_IMAGE_BYTES / 2**20:.0f} MiB")
     try:
-        with Image.open(path) as img:
+        with Image.open(path) as img:   # reads the header only: the size is known before decoding
+            w, h = img.size
+            if w * h > MAX_PIXELS:
+                raise ResourceError(f"image {path} is {w} x {h} pixels; a heightmap has at most {MAX_PIXELS} "
+                                    "pixels (the pool's grid is far coarser: scale it down)")
             mode = img.mode
             if mode in ("I;16", "I;16B", "I;16L", "I"):
                 data = np.asarray(img, dtype=np.float64)
@@ -47,8 +60,8 @@ def read_heightmap(path: Path) -> NDArray[np.float64]:
                 top = 255.0
     except UnidentifiedImageError:
         raise ResourceError(f"{path} is not an image Pillow can read (use a greyscale PNG)") from None
-    except OSError as exc:
-        raise ResourceError(f"cannot read image {path}: {exc}") from None
+    except (OSError, ValueError, Image.DecompressionBombError, SyntaxError, MemoryError) as exc:
+        raise ResourceError(f"cannot read image {path}: {type(exc).__name__}: {str(exc)[:160]}") from None
     if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
         raise ResourceError(f"image {path} is {data.shape[1] if data.ndim > 1 else 0} x {data.shape[0]} pixels; "
                             "a heightmap needs at least 2 x 2")
@@ -87,18 +100,58 @@ def find_model(name: str, level_path: Path | None) -> Path | None:
                         f'built-in shapes: {", ".join(SHAPES)}')
 
 
-def check_obj(path: Path) -> None:
-    """Make sure an OBJ file is readable text with vertices and faces."""
+def check_obj(path: Path) -> float:
+    """Make sure an OBJ file is a model the game can use: at most MAX_MODEL_BYTES (checked before
+    reading), readable text, finite vertices, faces whose indices exist, at most MAX_TRIANGLES
+    triangles, and a closed surface enclosing a volume (mass and inertia follow from it).
+    Returns that volume, m^3 (at scale 1)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ResourceError(f"cannot read model {path}: {exc.strerror or exc}") from None
+    if size > MAX_MODEL_BYTES:
+        raise ResourceError(f"model {path} is {size / 2**20:.0f} MiB; a model is at most "
+                            f"{MAX_MODEL_BYTES / 2**20:.0f} MiB")
     try:
         text = path.read_text(encoding="utf-8", errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         raise ResourceError(f"cannot read model {path}: {exc}") from None
-    verts = faces = 0
-    for line in text.splitlines():
-        if line.startswith("v "):
-            verts += 1
-        elif line.startswith("f "):
-            faces += 1
-    if verts < 3 or faces < 1:
-        raise ResourceError(f"model {path} has {verts} vertices and {faces} faces; "
-                            "an OBJ model needs 'v' and 'f' lines")
+    verts: list[tuple[float, float, float]] = []
+    tris: list[tuple[int, int, int]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split("#", 1)[0].split()
+        if not parts or parts[0] not in ("v", "f"):
+            continue
+        try:
+            if parts[0] == "v":
+                v = tuple(float(x) for x in parts[1:4])
+                if len(v) != 3 or not all(np.isfinite(v)):
+                    raise ValueError("a vertex needs 3 finite numbers")
+                verts.append(v)  # type: ignore[arg-type]
+            else:
+                idx = []
+                for tok in parts[1:]:
+                    k = int(tok.split("/")[0])
+                    k = k - 1 if k > 0 else len(verts) + k
+                    if not 0 <= k < len(verts):
+                        raise ValueError(f"vertex {tok.split('/')[0]} does not exist (yet)")
+                    idx.append(k)
+                if len(idx) < 3:
+                    raise ValueError("a face needs 3 vertices")
+                tris.extend((idx[0], idx[j], idx[j + 1]) for j in range(1, len(idx) - 1))
+                if len(tris) > MAX_TRIANGLES:
+                    raise ResourceError(f"model {path} has more than {MAX_TRIANGLES} triangles; simplify it")
+        except ValueError as exc:
+            raise ResourceError(f"model {path}:{lineno}: bad {parts[0]!r} line: {exc}") from None
+    if len(verts) < 4 or not tris:
+        raise ResourceError(f"model {path} has {len(verts)} vertices and {len(tris)} faces; "
+                            "an OBJ model needs 'v' and 'f' lines enclosing a solid")
+    v = np.array(verts)
+    t = np.array(tris)
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    volume = abs(float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6.0)   # divergence theorem
+    extent = float(np.ptp(v, axis=0).max())
+    if not volume > 1e-9 * max(extent, 1e-9) ** 3 or not volume > 1e-12:
+        raise ResourceError(f"model {path} encloses no volume (its faces do not close a solid); "
+                            "a body needs a closed mesh")
+    return volume

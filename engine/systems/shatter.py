@@ -28,12 +28,14 @@ class Shatter(System):
     of its fragment set spawns in place with the bottle's rigid velocity v + w x r plus a seeded
     outward spread whose mass-weighted mean is removed (so linear momentum is kept exactly). The
     held water goes into the pool at the break point if that is under the surface, else it falls
-    as a parcel (counted in sim.water_in_flight) and is added where it lands.
+    as a parcel (counted in sim.water_in_flight) and is added where it lands (moved water: it does
+    not count in source_volume).
 
     Shards stay until there are more than PhysicsSpec.max_shards; then the oldest ones (smallest
     entity ids, the order they were made in) fade out over FADE_SECONDS and are removed, so at most
     max_shards shards remain once the fades end. This is the one shard cap (`alpha(e)` gives the
-    opacity a renderer draws a fading shard with).
+    opacity a renderer draws a fading shard with). Bottles and props past their caps are retired
+    by engine/retire.py.
 
     Reads: Impact events, Bottle, Shard, BodyStore, WaterGrid. Writes: entities, BodyStore,
     WaterGrid.h (add_volume), sim.water_in_flight. Emits: Shattered, Spawned.
@@ -136,6 +138,7 @@ class Shatter(System):
             sim.emit(ev.Spawned(e, "shard", sim.time))
         self.grouped.append((sim.time, entity))
         sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time))
+        self._cap_shards()            # a shatter asked for outside a step is capped too
         return tuple(shards)
 
     # -- water -----------------------------------------------------------------------------------
@@ -155,7 +158,9 @@ class Shatter(System):
             return
         x, z = self._clamp(float(pos[0]), float(pos[2]))
         if pos[1] <= self._surface(x, z):
-            self.sim.water.add_volume(x, z, volume)
+            water = self.sim.water
+            moved = water.add_volume(x, z, volume)
+            water.source_volume -= moved          # moved from the bottle, not created
         else:
             self.parcels = np.vstack([self.parcels, [x, pos[1], z, vel[0], vel[1], vel[2], volume]])
             self.sim.water_in_flight = float(self.parcels[:, 6].sum())
@@ -172,7 +177,9 @@ class Shatter(System):
             x, z = self._clamp(float(p[j, 0]), float(p[j, 2]))
             p[j, 0], p[j, 2] = x, z
             if p[j, 1] <= self._surface(x, z):
-                self.sim.water.add_volume(x, z, float(p[j, 6]))
+                water = self.sim.water
+                moved = water.add_volume(x, z, float(p[j, 6]))
+                water.source_volume -= moved      # landed, not created
                 keep[j] = False
         self.parcels = p[keep]
         self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0

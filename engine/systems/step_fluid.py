@@ -15,6 +15,13 @@ class StepFluid(System):
     Reads: WaterGrid. Writes: WaterGrid. Emits: nothing.
     """
 
+    def state(self) -> dict:
+        """Nothing of its own to save: the water it steps is saved with the grid."""
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        """Nothing to restore (see state())."""
+
     def process(self, dt: float) -> None:
         for _, grid in esper.get_component(WaterGrid):
             grid.step(dt, self.sim.time)

@@ -92,6 +92,13 @@ class WaveMakers(System):
         omega = 2.0 * math.pi / m.period
         return self._envelope(m, t) * (m.rate or 0.0) * math.sin(omega * t + math.radians(m.phase))
 
+    def state(self) -> dict:
+        """Nothing of its own to save: the paddles and sources follow the level and the clock."""
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        """Nothing to restore (see state())."""
+
     def process(self, dt: float) -> None:
         w = self.sim.water
         t = self.sim.time

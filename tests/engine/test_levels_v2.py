@@ -91,7 +91,8 @@ def test_bodies_inside_obstacles_materials_and_throwable_names():
 
 def test_missing_and_broken_models(tmp_path):
     (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "barrel2.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    (tmp_path / "models" / "barrel2.obj").write_text(   # a closed tetrahedron (an open surface is refused)
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     (tmp_path / "models" / "empty.obj").write_text("# nothing\n")
     text = POOL + ('[[object]]\nmodel = "barrel3"\ndensity = 500\nposition = [1.0, 0.5, 0.5]\n'
                    '[[object]]\nmodel = "empty"\ndensity = 500\nposition = [1.0, 0.5, 0.5]\n'

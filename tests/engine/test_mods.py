@@ -3,6 +3,8 @@ systems are ordered by name across mods, unknown names and cycles rejected namin
 load from the entry-point group, a mods/ folder next to the level, and a path."""
 from __future__ import annotations
 
+import sys
+
 import textwrap
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from engine import LevelError, Simulation, events
 from engine import mods as modlib
 from engine.levels import parse_level
-from engine.mods import ModSet, hud_lines, load_mods, open_level, throwables
+from engine.mods import ModSet, hud_lines, level_mods_of, load_mods, open_level, throwables
 from engine.paths import ROOT
 
 WIND = ROOT / "mods" / "wind.py"
@@ -269,15 +271,26 @@ def test_mods_folder_next_to_the_level_and_its_section(tmp_path):
             api.add_throwable("rubber duck", kind="object", model="sphere", radius=0.05, density=200)
     """)
     (tmp_path / "mods" / "_private.py").write_text("raise SystemExit('never imported')\n")
+    (tmp_path / "mods" / "zz_spy.py").write_text("import sys\nsys.modules['zz_spy_ran'] = True\n"
+                                                 "def register(api):\n    pass\n")
     level = tmp_path / "level.toml"
+    level.write_text(POOL)
+    sim = open_level(level, entry_points=False)          # a downloaded level runs nothing by itself
+    assert "Tide" not in sim.system_names() and "zz_spy_ran" not in sys.modules
+    assert [p.name for p in level_mods_of(level)] == ["tide.py", "zz_spy.py"]
     level.write_text(POOL + "[tide]\nheight = 0.4\n")
-    sim = open_level(level, entry_points=False)
+    with pytest.raises(LevelError, match='unknown key "tide"'):
+        open_level(level, entry_points=False)
+    assert "zz_spy_ran" not in sys.modules
+    sim = open_level(level, entry_points=False, level_mods=True)   # the player asked (--mods)
     assert "Tide" in sim.system_names() and sim.failures == []
+    assert "zz_spy_ran" in sys.modules
+    del sys.modules["zz_spy_ran"]
     assert sim.level.extra["tide"].height == 0.4
     assert [t.name for t in throwables(sim)] == ["bottle", "half-full bottle", "rubber duck"]
     level.write_text(POOL + "[tide]\nheight = 4\n")
     with pytest.raises(LevelError, match=r"level.toml:8: tide.height: must be between 0 and 1 \(got 4\)"):
-        open_level(level, entry_points=False)
+        open_level(level, entry_points=False, level_mods=True)
 
 
 def test_mod_from_a_path_a_package_and_a_folder(tmp_path):
@@ -338,16 +351,23 @@ def test_levels_never_run_code(tmp_path):
     assert np.isfinite(Simulation(parse_level(POOL)).water.h).all()
 
 
-def test_bottles_validate_knows_the_sections_of_mods_beside_the_level(tmp_path):
+def test_bottles_validate_names_the_mods_beside_a_level_and_imports_them_only_with_mods(tmp_path):
     import subprocess
     import sys
     (tmp_path / "mods").mkdir()
-    (tmp_path / "mods" / "wind.py").write_text(WIND.read_text())
+    (tmp_path / "mods" / "wind.py").write_text(WIND.read_text() + "\nopen(__file__ + '.ran', 'w').close()\n")
     good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
     good.write_text(POOL + "[wind]\nspeed = 5.0\n")
     bad.write_text(POOL + "[wind]\nspeed = 500.0\n")
-    out = subprocess.run([sys.executable, "-m", "game", "validate", str(good), str(bad)],
+    out = subprocess.run([sys.executable, "-m", "game", "validate", str(good)],
                          capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "would load with --mods" in out.stderr and "wind.py" in out.stderr
+    assert 'unknown key "wind"' in out.stderr
+    assert not (tmp_path / "mods" / "wind.py.ran").exists()          # nothing was imported
+    out = subprocess.run([sys.executable, "-m", "game", "validate", "--mods", str(good), str(bad)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert (tmp_path / "mods" / "wind.py.ran").exists()
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"{good}: ok (with sections of mods: wind)" in out.stdout
     assert f"{bad}:8: wind.speed: must be between 0 and 60 (got 500)" in out.stderr
