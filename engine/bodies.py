@@ -37,6 +37,8 @@ SHARD_PAIR_POINTS = 8  # ... of which these (its corners) meet other bodies
 BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
 BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
+# the contact solver's memory in the store (per contact, not per slot): save-tree name -> attribute
+CONTACT_ARRAYS = {"keys": "contact_keys", "impulses": "contact_impulses", "dt": "contact_dt"}
 BOTTLE_COUPLING_SEGMENTS = 15  # the water sees a bottle re-lathed at this many segments (of 30), same volume
 
 
@@ -170,8 +172,10 @@ class BodyStore:
     # -- save games ------------------------------------------------------------------------------
     def state(self) -> dict:
         """Everything needed to restore this store exactly: the slot count, the free list, the key
-        of every model in id order (models are rebuilt from their keys, never stored) and every
-        per-slot array (any ndarray attribute that is not private, so a new array is saved too)."""
+        of every model in id order (models are rebuilt from their keys, never stored), every
+        per-slot array (any ndarray attribute that is not private, so a new array is saved too) and
+        the contact solver's warm-start memory under "contacts" (one row per contact, not per slot:
+        keys (m,), impulses (m, 3), dt 0-d), without which a loaded game would not replay bit for bit."""
         keys: list = [None] * len(self.models)
         for key, mid in self._model_keys.items():
             keys[mid] = key
@@ -179,15 +183,20 @@ class BodyStore:
         if missing:
             raise ValueError(f"models {', '.join(missing)} were added without a key; a save cannot rebuild them")
         arrays = {name: a.copy() for name, a in vars(self).items()
-                  if isinstance(a, np.ndarray) and not name.startswith("_")}
+                  if isinstance(a, np.ndarray) and not name.startswith("_") and name not in CONTACT_ARRAYS.values()}
+        contacts = {short: getattr(self, name).copy() for short, name in CONTACT_ARRAYS.items()}
         return {"n": self.n, "capacity": self.capacity, "free": np.array(self.free, np.int64),
-                "models": keys, "arrays": arrays}
+                "models": keys, "arrays": arrays, "contacts": contacts}
 
     def set_state(self, n: int, capacity: int, free: Sequence[int], models: list[Model],
-                  keys: list[tuple], arrays: dict[str, NDArray]) -> None:
-        """Take a checked state (see engine.saves): the arrays replace this store's own."""
+                  keys: list[tuple], arrays: dict[str, NDArray],
+                  contacts: dict[str, NDArray] | None = None) -> None:
+        """Take a checked state (see engine.sim_state): the arrays replace this store's own, and
+        the contact memory too when given (keys (m,) int64, impulses (m, 3), dt 0-d)."""
         for name, a in arrays.items():
             setattr(self, name, np.array(a, copy=True))
+        for short, a in (contacts or {}).items():
+            setattr(self, CONTACT_ARRAYS[short], np.array(a, copy=True))
         self.n, self.capacity, self.free = int(n), int(capacity), [int(s) for s in free]
         self.models = list(models)
         self._model_keys = {k: i for i, k in enumerate(keys)}

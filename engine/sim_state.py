@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 MAX_ENTITY_ID = 1 << 20      # ids a save may reach (a ten-minute session uses tens of thousands)
 MAX_SLOTS = 1 << 16          # body slots a save may hold
 MAX_MODELS = 4096
+MAX_CONTACTS = 1 << 22       # remembered contacts a save may hold
 _NAME = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 
 # The components a save holds: name -> (class, fields). Anything else on an entity is named when saving.
@@ -266,6 +267,15 @@ def _check_bodies(sim: "Simulation", saved: Any) -> tuple:
     for name, a in arrays.items():
         if a.shape[0] != cap:
             raise SaveError(f"the save is damaged (bodies.{name} has {a.shape[0]} rows for {cap} slots)")
+    contacts = need(saved, "contacts", dict, "bodies")
+    check_like(contacts, cur["contacts"], "bodies.contacts")
+    ck, cj, cdt = contacts["keys"], contacts["impulses"], contacts["dt"]
+    if ck.shape[0] > MAX_CONTACTS or cj.shape[0] != ck.shape[0]:
+        raise SaveError(f"the save is damaged ({ck.shape[0]} contact keys, {cj.shape[0]} contact impulses)")
+    if (ck < 0).any() or (np.diff(ck) < 0).any():   # the solver bisects them: sorted, non-negative
+        raise SaveError("the save is damaged (the contact keys)")
+    if not (np.isfinite(cj).all() and np.isfinite(cdt).all() and float(cdt) >= 0.0):
+        raise SaveError("the save is damaged (the contact impulses)")
     free = need(saved, "free", np.ndarray, "bodies")
     if free.dtype.kind != "i" or free.ndim != 1 or len(set(free.tolist())) != len(free) \
             or ((free < 0) | (free >= n)).any():
@@ -300,7 +310,7 @@ def _check_bodies(sim: "Simulation", saved: Any) -> tuple:
     allowed |= {t.model for t in throwables(sim) if getattr(t, "model", None)}
     fresh = {k: sim.body_store.models[i] for k, i in sim.body_store._model_keys.items()}
     models = [fresh[k] if k in fresh else _build_model(sim, k, allowed) for k in keys]
-    return n, cap, free, models, keys, arrays
+    return n, cap, free, models, keys, arrays, contacts
 
 
 def _check_entities(sim: "Simulation", tree: dict[str, Any], n_slots: int, alive: np.ndarray,
@@ -420,7 +430,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
         raise SaveError("the save is damaged (its clock)")
     water = need(tree, "water", dict)
     _check_water(sim.water, water)
-    n, cap, free, models, keys, arrays = _check_bodies(sim, need(tree, "bodies", dict))
+    n, cap, free, models, keys, arrays, contacts = _check_bodies(sim, need(tree, "bodies", dict))
     next_id, entities = _check_entities(sim, tree, n, arrays["alive"], models, arrays.get("kind"))
     pending = _check_events(tree)
     systems = need(tree, "systems", dict)
@@ -442,7 +452,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     sim.time, sim.steps = float(t), int(steps)
     sim.rng = rng
     set_water_state(sim.water, water)
-    sim.body_store.set_state(n, cap, free, models, keys, arrays)
+    sim.body_store.set_state(n, cap, free, models, keys, arrays, contacts)
     with sim._context():
         pool = esper.component_for_entity(sim.pool_entity, Pool)
         grid = esper.component_for_entity(sim.water_entity, WaterGrid)

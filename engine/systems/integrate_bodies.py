@@ -81,6 +81,10 @@ class IntegrateBodies(System):
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
         st = self.sim.body_store
+        keys, j = np.asarray(state["prev_keys"]), np.asarray(state["prev_j"])
+        if keys.ndim != 1 or j.shape != (len(keys), 3) or (np.diff(keys) < 0).any() \
+                or not np.isfinite(j).all():   # the solver bisects sorted keys, one impulse row each
+            raise ValueError("the contact memory is damaged (keys and impulses do not match)")
         st.contact_keys = np.asarray(state["prev_keys"], np.int64).copy()
         st.contact_impulses = np.asarray(state["prev_j"], float).reshape(-1, 3).copy()
         st.contact_dt = np.array(float(state["prev_h"]))

@@ -41,7 +41,7 @@ def test_save_then_load_restores_a_bitwise_identical_state(game, tmp_path):
     savegame.load(other, path)
     assert other.fingerprint() == at_save
     assert other.bodies() == sorted(other.bodies()) and len(other.bodies()) == 4
-    np.testing.assert_array_equal(other.water.read("h"), savegame.read(path)["water"]["_h"])
+    np.testing.assert_array_equal(other.water.read("h"), savegame.read(path)["water"]["h"])
     other.step(40)
     assert other.fingerprint() == later
     # new entities get the same ids in both after a load
