@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.text import printable
+
 FORMAT = "bottles-and-water save"
 VERSION = 2
 
@@ -184,7 +186,7 @@ def _read(path: Path) -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SaveError(f"{path} is not a Bottles & Water save")
     if doc.get("version") != VERSION:
-        raise SaveError(f"{path} is a save of format version {str(doc.get('version'))[:20]}; "
+        raise SaveError(f"{path} is a save of format version {printable(doc.get('version'), 20)}; "
                         f"this game reads version {VERSION}")
     arrays = {name[:-4]: _array(raw, name) for name, raw in members.items()}
     return _unflatten(doc.get("state"), arrays, 0)

@@ -33,6 +33,8 @@ MAX_ENTITY_ID = 1 << 20      # ids a save may reach (a ten-minute session uses t
 MAX_SLOTS = 1 << 16          # body slots a save may hold
 MAX_MODELS = 4096
 MAX_CONTACTS = 1 << 22       # remembered contacts a save may hold
+MAX_LEVEL_M = 1000.0         # |outside water level| a save may hold, m
+_WATER_PARAMS = ("viscosity", "wave_period", "manning", "eddy_viscosity", "damping")
 _NAME = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 
 # The components a save holds: name -> (class, fields). Anything else on an entity is named when saving.
@@ -102,6 +104,19 @@ def set_water_state(grid: WaterGrid, saved: dict[str, Any]) -> None:
         live["_fresh"] = 0    # the next step re-reads every statistic from the arrays themselves
 
 
+def _water_ranges() -> dict[str, tuple[float, float]]:
+    """Water parameter -> (min, max) the level schema accepts (engine/levels/schema.py)."""
+    from engine.levels.schema import Level, WaterSpec
+    out = {}
+    for cls, names in ((Level, {"gravity": "gravity"}), (WaterSpec, {n: n for n in _WATER_PARAMS})):
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        for attr, name in names.items():
+            meta = fields[name].metadata if name in fields else {}
+            if meta.get("min") is not None and meta.get("max") is not None:
+                out[attr] = (float(meta["min"]), float(meta["max"]))
+    return out
+
+
 def _check_water(grid: WaterGrid, saved: Any) -> None:
     current = water_state(grid)
     check_like(saved, current, "water")
@@ -112,6 +127,22 @@ def _check_water(grid: WaterGrid, saved: Any) -> None:
                             "(a save of another level, or of an edited one)")
         if isinstance(cur, list) and name != "_sources" and len(v) != len(cur):
             raise SaveError(f"the save is damaged (water.{name} has {len(v)} values)")
+    # the water's parameters: the level's cell size exactly (the grid's shape is the level's), the
+    # others within the ranges the level schema accepts (a value out of them blows the step up)
+    if "dx" in current and saved["dx"] != current["dx"]:
+        raise SaveError(f"the save's water cells are {saved['dx']} m, this level's are {current['dx']} m "
+                        "(a save of another level, or of an edited one)")
+    for name, (lo, hi) in _water_ranges().items():
+        if name in current and not lo <= float(saved[name]) <= hi:
+            raise SaveError(f"the save is damaged (water {name} = {saved[name]!r} is outside {lo}..{hi})")
+    for name in ("open_level", "_side_eta"):
+        if name in current and not all(abs(float(x)) <= MAX_LEVEL_M for x in np.ravel(saved[name])):
+            raise SaveError(f"the save is damaged (water {name})")
+    if "_sides" in current and not np.array_equal(saved["_sides"], current["_sides"]):
+        raise SaveError("the save's pool sides are not this level's (a save of another level, or of an edited one)")
+    for name in ("substeps", "_next_source"):
+        if name in current and not 0 <= int(saved[name]) < 1 << 53:
+            raise SaveError(f"the save is damaged (water {name})")
     for name in ("h", "bed", "u", "w", "ax", "az"):
         a = saved.get("_" + name, saved.get(name))
         if a is not None and not np.isfinite(a).all():

@@ -79,9 +79,10 @@ def from_dict(camera: OrbitCamera, d: dict) -> bool:  # type: ignore[type-arg]
     try:
         target = tuple(float(v) for v in d["target"])
         vals = float(d["distance"]), float(d["yaw"]), float(d["pitch"]), float(d.get("fov", camera.fov))
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         return False
-    if len(target) != 3 or not all(math.isfinite(v) for v in (*target, *vals)) or vals[0] <= 0.0:
+    if len(target) != 3 or not all(math.isfinite(v) for v in (*target, *vals)) or vals[0] <= 0.0 \
+            or not 10.0 <= vals[3] <= 120.0:   # fov, degrees: the level schema's range
         return False
     camera.target = target  # type: ignore[assignment]
     camera.distance, camera.yaw, camera.pitch, camera.fov = vals[0], vals[1] % 360.0, max(-89.0, min(89.0, vals[2])), vals[3]

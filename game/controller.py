@@ -24,6 +24,7 @@ from engine.levels.features import ThrowableSpec
 from engine.paths import DEFAULT_LEVEL, LEVELS
 from engine.render.camera import OrbitCamera
 from engine.systems.base import System
+from engine.text import printable
 from engine.world import Simulation
 from game import aim
 from game import camera as cam
@@ -446,24 +447,41 @@ class Game:
         for w in warnings[:3]:
             self.notice(f"not saved: {w}")
 
+    def _saved_level(self, tree: dict[str, Any]) -> str | Path | Level:
+        """The level to load a save onto: the save's own level when it is one of this game's level
+        list (the levels TAB opens, with the running mods), else the running level. A path a save
+        names that is not in the list is never opened (a downloaded save runs and reads nothing)."""
+        level = tree.get("level")
+        saved = level.get("path") if isinstance(level, dict) else None
+        if not isinstance(saved, str) or not saved or len(saved) > 4096 or "\x00" in saved:
+            return self.level_source
+        for p in self.levels:
+            if saved in (str(p), str(Path(p).resolve())):
+                return p
+        return self.level_source
+
     def load(self) -> None:
-        """Load the quick save into a fresh simulation of the running level with the running mods
-        (never the save's own level path or mods); a file that does not load changes nothing."""
+        """Load the quick save into a fresh simulation of its level (see `_saved_level`) with the
+        running mods; a file that does not load changes nothing."""
         sim = None
         try:
             tree, extra = savegame.split(savegame.read(self.save_path))
-            sim = self._open(self.level_source)
+            source = self._saved_level(tree)
+            sim = self._open(source)
             sim.set_state(tree)
         except (savegame.SaveError, LevelError, OSError) as exc:
             if sim is not None:
                 sim.close()
             msg = exc.lines()[0] if isinstance(exc, LevelError) else str(exc)
-            self.notice(f"load failed: {msg}")
+            self.notice(f"load failed: {printable(msg, 300)}")
             return
+        self.level_source = source
         self._replace(sim)
         self._failures_seen = len(self.sim.failures)
         saved_cam = extra.get("camera")
-        if not (isinstance(saved_cam, dict) and cam.from_dict(self.camera, saved_cam)):
+        if isinstance(saved_cam, dict) and cam.from_dict(self.camera, saved_cam):
+            cam.keep_in_reach(self.camera, self.sim.level)   # a saved camera is data: keep the pool in view
+        else:
             self.home()                     # a save without a camera: the level's view, never the old level's
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
 

@@ -33,6 +33,8 @@ def save(sim: "Simulation", path: str | Path, extra: dict[str, Any] | None = Non
 def split(tree: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the simulation's tree, the game's entry) of a tree `read` returned; the game's entry is
     only plain values to check before use ({} when absent or not a table)."""
+    if not isinstance(tree, dict):
+        raise SaveError("the save is damaged (no state)")
     extra = tree.get(GAME)
     sim_tree = {k: v for k, v in tree.items() if k != GAME}
     return sim_tree, extra if isinstance(extra, dict) else {}
