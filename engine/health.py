@@ -1,6 +1,7 @@
 """Find NaN or infinity in a simulation's state and say where: which body or which water cell.
 
-`describe` is what runs around each mod system and, for the bodies, after every step: over the
+`describe` is what runs around each mod system; `water_problem` runs before every step (a value
+written between steps is named before the water step spreads it) and `body_problem` after it: over the
 bodies, a finite test of their state (a few thousand numbers); over the water, one sum per array
 in its own dtype (a NaN or an infinity anywhere makes the sum non-finite; a sum that overflowed
 is then confirmed cell by cell), about 0.2 ms per array of 1024^2 cells. `describe` names the

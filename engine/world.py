@@ -150,6 +150,12 @@ class Simulation:
         for _ in range(int(n)):
             with self._context():
                 try:
+                    # a value written between steps (the game, a tool, an event handler) is named
+                    # here, before the water step spreads it over the grid or trips over it
+                    where = health.water_problem(self)
+                    if where is not None:
+                        raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s, written before "
+                                             "this step; check what changed the water since the last one")
                     esper.process(self.dt)
                 except NonFiniteError:
                     self.events.pending.clear()
@@ -161,7 +167,7 @@ class Simulation:
                         raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s ({exc})") from None
                     raise
                 except Exception as exc:   # an engine system tripped over a NaN it was handed: name it
-                    where = health.body_problem(self)
+                    where = health.describe(self, full=True)
                     if where is None:
                         raise
                     self.events.pending.clear()
