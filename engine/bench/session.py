@@ -44,7 +44,8 @@ class SessionLog:
     pokes: int = 0
     rain: int = 0
     shatters: int = 0
-    most: dict[str, int] = field(default_factory=dict)
+    most: dict[str, int] = field(default_factory=dict)   # per kind; "kept shard": shards not fading out
+    longest_fade: float = 0.0     # s, the longest a shard past the cap has been fading (Shatter removes it at FADE_SECONDS)
     rss: list[tuple[float, int]] = field(default_factory=list)        # (simulated s, bytes)
     water: list[tuple[float, float]] = field(default_factory=list)    # (simulated s, conserved total, m^3)
     ms_per_system: dict[str, float] = field(default_factory=dict)     # wall ms per step, each system
@@ -191,12 +192,23 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
         wrapped.append((s, inner))
         s.process = timed  # type: ignore[method-assign]
+    shatter = next((s for s in sim._systems if s.name == "Shatter"), None)
     t0 = time.perf_counter()
     for j in range(steps):
         p.act()
         sim.step()
-        for k, c in counts(sim).items():
+        now = counts(sim)
+        for k, c in now.items():
             log.most[k] = max(log.most.get(k, 0), c)
+        fading = getattr(shatter, "fading", None) or {}
+        if fading:    # shards past the cap fade out: the cap holds for the shards that are not fading
+            live = set(sim.bodies("shard"))
+            going = [t0 for e, t0 in fading.items() if e in live]
+            kept = now.get("shard", 0) - len(going)
+            log.longest_fade = max([log.longest_fade] + [sim.time - t0 for t0 in going])
+        else:
+            kept = now.get("shard", 0)
+        log.most["kept shard"] = max(log.most.get("kept shard", 0), kept)
         if (j + 1) % sample == 0:
             log.water.append((sim.time, p.conserved()))
             log.rss.append((sim.time, rss_bytes()))
@@ -226,7 +238,7 @@ def run(quick: bool) -> dict[str, Any]:
            "steps_per_s": round(sps, 1), "real_time_x": round(sps * sim.dt, 2),
            "throws": sum(log.throws.values()), "shatters": log.shatters, "pokes": log.pokes, "rain": log.rain,
            "most_bottles": log.most.get("bottle", 0), "most_props": log.most.get("prop", 0),
-           "most_shards": log.most.get("shard", 0),
+           "most_shards": log.most.get("shard", 0), "most_kept_shards": log.most.get("kept shard", 0),
            "rss_mid_mb": round(half[0] / 2**20, 1) if half else 0.0,
            "rss_end_mb": round(log.rss[-1][1] / 2**20, 1), "water_drift_m3": drift}
     sim.close()
