@@ -64,6 +64,16 @@ def water_problem(sim: "Simulation", full: bool = False) -> str | None:
     """'water u at cell (k=3, i=7), x=..., z=...: nan' for the first non-finite water value, or None.
 
     Without `full` an array is searched only when its sum is not finite (cheap, exact for NaN/inf)."""
+    bad = water_cell(sim, full)
+    if bad is None:
+        return None
+    name, k, i, value = bad
+    dx = float(sim.water.dx)
+    return f"water {name} at cell (k={k}, i={i}), x={(i + 0.5) * dx:.3f} m, z={(k + 0.5) * dx:.3f} m is {value}"
+
+
+def water_cell(sim: "Simulation", full: bool = False) -> tuple[str, int, int, float] | None:
+    """(array, k, i, value) of the first non-finite water value, or None (see water_problem)."""
     grid = sim.water
     for name in WATER_FIELDS:
         try:
@@ -75,9 +85,7 @@ def water_problem(sim: "Simulation", full: bool = False) -> str | None:
         bad = np.argwhere(~np.isfinite(a))
         if len(bad):
             k, i = (int(v) for v in bad[0])
-            dx = float(grid.dx)
-            return (f"water {name} at cell (k={k}, i={i}), x={(i + 0.5) * dx:.3f} m, z={(k + 0.5) * dx:.3f} m "
-                    f"is {a[k, i]}")
+            return name, k, i, float(a[k, i])
     return None
 
 

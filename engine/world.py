@@ -152,10 +152,15 @@ class Simulation:
                 try:
                     # a value written between steps (the game, a tool, an event handler) is named
                     # here, before the water step spreads it over the grid or trips over it
-                    where = health.water_problem(self)
-                    if where is not None:
-                        raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s, written before "
-                                             "this step; check what changed the water since the last one")
+                    bad = health.water_cell(self)
+                    if bad is not None:
+                        name, k, i, value = bad
+                        x, z = (i + 0.5) * self.water.dx, (k + 0.5) * self.water.dx
+                        cell = f"at cell (k={k}, i={i}), x={x:.3f} m, z={z:.3f} m"
+                        raise NonFiniteError(
+                            f"water {name} {cell} is {value} at t={self.time + self.dt:.4f} s (water state became "
+                            f"NaN or infinite {cell}, t={self.time:.4f} s, before this step: something wrote a "
+                            f"non-finite value into {name} since the last step. Check what changed the water there.)")
                     esper.process(self.dt)
                 except NonFiniteError:
                     self.events.pending.clear()
