@@ -36,6 +36,18 @@ class Barriers:
         self.original_bed = np.zeros((nz, nx))
         self.version = 0            # bumps on every change (the renderer rebuilds the pool mesh)
 
+    def _register(self, change) -> None:  # type: ignore[no-untyped-def]
+        """Tell the engine's solid columns (engine/blocking.py) about the change, so that the bed they
+        recompute whenever a blocking body moves (max(terrain, barriers, bodies)) keeps these barriers.
+        The bed and water are already as the columns want them: nothing more is moved."""
+        try:
+            cols = self.sim.get_system("CoupleWater").blockers.columns
+        except (KeyError, AttributeError):
+            return
+        tops = cols.barriers.copy()
+        change(tops)
+        cols.set_barriers(self.sim.water, tops)
+
     def top(self) -> float:
         """Height of a new barrier's top: CLEARANCE above the highest surface, at most the wall."""
         water = self.sim.water
@@ -100,6 +112,7 @@ class Barriers:
         u[k, i + 1] = 0.0
         w[k, i] = 0.0
         w[k + 1, i] = 0.0
+        self._register(lambda tops: tops.__setitem__(new, top))
         self.version += 1
         return int(new.sum())
 
@@ -109,6 +122,8 @@ class Barriers:
             return
         bed = self.sim.water.bed
         bed[self.mask] = self.original_bed[self.mask]
+        mask = self.mask.copy()
+        self._register(lambda tops: tops.__setitem__(mask, -np.inf))
         self.mask[:] = False
         self.version += 1
 

@@ -157,12 +157,25 @@ def limiter(h: NDArray[np.float64], full: float = FULL_H) -> NDArray[np.float64]
     return np.clip((h - DRY_H) / (full - DRY_H), 0.0, 1.0)
 
 
-def limit_surface(eta_s: NDArray[np.float64], h: NDArray[np.float64], lam: NDArray[np.float64]) -> None:
+def limit_surface(eta_s: NDArray[np.float64], h: NDArray[np.float64], lam: NDArray[np.float64],
+                  basins: NDArray[np.int64] | None = None, n_basins: int = 1) -> None:
     """Clip eta_s to +-HALF h, scale by the limiter and remove its sum (weighted by the limiter), in place.
 
-    Afterwards sum(eta_s) == 0 up to round-off and |eta_s| <= HALF h + |correction|."""
+    basins: per cell, the label (1..n_basins; 0 where lam == 0) of the connected region of lam > 0
+    it lies in. With more than one basin the sum is removed in each basin on its own, so
+    sum over each basin of eta_s == 0: the DCT does not see walls standing out of the water, and a
+    surface part stepped across one must not move volume between the basins it separates.
+    Afterwards sum(eta_s) == 0 (per basin) up to round-off and |eta_s| <= HALF h + |correction|."""
     np.clip(eta_s, -HALF * h, HALF * h, out=eta_s)
     eta_s *= lam
+    if basins is not None and n_basins > 1:
+        flat = basins.ravel()
+        sums = np.bincount(flat, weights=eta_s.ravel(), minlength=n_basins + 1)
+        weights = np.bincount(flat, weights=lam.ravel(), minlength=n_basins + 1)
+        mean = np.divide(sums, weights, out=np.zeros_like(sums), where=weights > 0.0)
+        mean[0] = 0.0
+        eta_s -= lam * mean[basins]
+        return
     weight = lam.sum()
     if weight > 0.0:
         eta_s -= lam * (eta_s.sum() / weight)

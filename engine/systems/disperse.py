@@ -90,7 +90,7 @@ class SurfaceWaves:
         phi_s = _blend([dk.idct(p_j) for _, p_j in parts], weights)
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
         unlimited = len(levels) == 1 and lam.min() >= 1.0 and bool(np.all(np.abs(eta_s) <= dk.HALF * h))
-        dk.limit_surface(eta_s, h, lam)
+        dk.limit_surface(eta_s, h, lam, *self._basins(lam))
         phi_s *= lam
         us, ws = dk.gradient(phi_s, self.dx)
         if (np.abs(eta_s).max() < dk.QUIET and max(np.abs(us).max(initial=0.0), np.abs(ws).max(initial=0.0))
@@ -127,7 +127,7 @@ class SurfaceWaves:
             eta = eta * damp
             phi = phi * damp
         lam = self._limiter(h)
-        dk.limit_surface(eta, h, lam)
+        dk.limit_surface(eta, h, lam, *self._basins(lam))
         us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
 
@@ -149,6 +149,12 @@ class SurfaceWaves:
         if self._shore is not None:
             lam *= self._shore
         return lam
+
+    def _basins(self, lam: NDArray) -> tuple[NDArray | None, int]:
+        """(labels, count) of the connected regions of lam > 0 (across cell faces): the basins that
+        walls or dry land standing out of the water separate, each of which keeps its own volume."""
+        labels, n = ndimage.label(lam > 0.0)
+        return (labels, int(n)) if n > 1 else (None, int(n))
 
     def _smooth_bed(self, bed: NDArray) -> NDArray:
         """The bed averaged over SMOOTH x SMOOTH cells (kept while the bed is unchanged): the depth levels'
