@@ -58,17 +58,21 @@ class SurfaceWaves:
         self._dry: NDArray | None = None
         self._shore: NDArray | None = None
         self._bed_smooth: NDArray | None = None
+        self._hull_mask: NDArray | None = None
+        self._hull_ramp: NDArray | None = None
         self.open_sides = tuple(bool(s) for s in open_sides)
         self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
         self._split: dict[float, NDArray] = {}
         self._sponge: dict[float, NDArray | None] = {}
         self._visc: dict[float, NDArray] = {}
 
-    def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float
-              ) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
+    def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float,
+              covered: NDArray | None = None) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
         """The surface part (eta_s, grad phi_s on x faces, on z faces) to take out of h, u, w, and
-        the surface part stepped over dt; None when there is none (calm, or no wet cell)."""
-        lam = self._limiter(h)
+        the surface part stepped over dt; None when there is none (calm, or no wet cell).
+        `covered` (m, cells): the height of floating bodies counted in h (CoupleWater); the surface
+        part's elevation ramps out towards those columns (see _hull)."""
+        lam = self._hull(self._limiter(h), covered)
         wet = lam > 0.0
         if not wet.any():
             return None
@@ -112,8 +116,8 @@ class SurfaceWaves:
             phi_n *= np.exp(-self.damping * dt)
         return eta_s, us, ws, _Pending(eta_n, phi_n)
 
-    def merge(self, pending: _Pending, h: NDArray, u: NDArray, w: NDArray, dt: float
-              ) -> tuple[NDArray, NDArray, NDArray]:
+    def merge(self, pending: _Pending, h: NDArray, u: NDArray, w: NDArray, dt: float,
+              covered: NDArray | None = None) -> tuple[NDArray, NDArray, NDArray]:
         """The stepped surface part carried by the bulk velocity (u, w) over dt and limited by the
         bulk depth h: (eta_s, grad phi_s on x faces, on z faces) to add to h, u, w."""
         eta, phi = pending.eta, pending.phi
@@ -126,7 +130,7 @@ class SurfaceWaves:
         if damp is not None:
             eta = eta * damp
             phi = phi * damp
-        lam = self._limiter(h)
+        lam = self._hull(self._limiter(h), covered)
         dk.limit_surface(eta, h, lam)
         us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
@@ -149,6 +153,24 @@ class SurfaceWaves:
         if self._shore is not None:
             lam *= self._shore
         return lam
+
+    def _hull(self, lam: NDArray, covered: NDArray | None) -> NDArray:
+        """lam times a ramp from 0 in a column a floating body covers (covered > 0) to 1 at SHORE cells
+        from it: a hull is a shore to the surface part. Such a column's h holds the body's displaced
+        volume (h += b - b_prev, CoupleWater), a level the hull sets, not a free surface: stepped as
+        free Airy waves, the sharp edge of b (redrawn every step as the body moves) turns into short
+        waves that run back onto the hull and pump its roll and heave. The body's own waves start in
+        the bulk, as the coupling's radiation damping (engine/kernels/water_forces.py) assumes, and
+        join the surface part SHORE cells out."""
+        if covered is None:
+            return lam
+        hull = covered > 0.0
+        if not hull.any():
+            return lam
+        if self._hull_mask is None or not np.array_equal(self._hull_mask, hull):
+            self._hull_mask = hull
+            self._hull_ramp = np.clip((ndimage.distance_transform_edt(~hull) - 1.0) / SHORE, 0.0, 1.0)
+        return lam * self._hull_ramp
 
     def _smooth_bed(self, bed: NDArray) -> NDArray:
         """The bed averaged over SMOOTH x SMOOTH cells (kept while the bed is unchanged): the depth levels'
@@ -237,6 +259,19 @@ class DispersiveStepFluid(StepFluid):
                                                     self.damping, float(grid.eddy_viscosity))
         return st
 
+    def _covered(self, grid: WaterGrid) -> NDArray | None:
+        """The covered height CoupleWater holds in this grid's h (its b_prev), or None."""
+        if grid is not getattr(self.sim, "water", None):
+            return None
+        try:
+            cw = self.sim.get_system("CoupleWater")
+        except KeyError:
+            return None
+        b = getattr(cw, "b_prev", None)
+        if b is None or b.shape != grid.shape or getattr(cw, "displaced", 0.0) == 0.0:
+            return None
+        return b
+
     def process(self, dt: float) -> None:
         grids = list(esper.get_component(WaterGrid))
         if self.vorticity > 0.0:
@@ -246,7 +281,7 @@ class DispersiveStepFluid(StepFluid):
         if self.dispersion:
             for ent, grid in grids:
                 got = self.stage(ent, grid).split(grid.read("h"), grid.read("bed"), grid.read("u"),
-                                                  grid.read("w"), dt)
+                                                  grid.read("w"), dt, self._covered(grid))
                 if got is not None:
                     eta_s, us, ws, pending[ent] = got
                     grid.h[...] -= eta_s          # the bulk, which the shallow-water step advances
@@ -256,7 +291,7 @@ class DispersiveStepFluid(StepFluid):
         for ent, grid in grids:
             if ent in pending:
                 eta, us, ws = self.stage(ent, grid).merge(pending[ent], grid.read("h"), grid.read("u"),
-                                                          grid.read("w"), dt)
+                                                          grid.read("w"), dt, self._covered(grid))
                 grid.h[...] += eta
                 grid.u[:, 1:-1] += us
                 grid.w[1:-1, :] += ws
