@@ -48,7 +48,8 @@ class SurfaceWaves:
     the sponge. `split` and `merge` are the two halves (see the module docstring)."""
 
     def __init__(self, shape: tuple[int, int], dx: float, gravity: float, open_sides: tuple[bool, ...],
-                 damping: float = 0.0, eddy_viscosity: float = 0.0) -> None:
+                 damping: float = 0.0, eddy_viscosity: float = 0.0,
+                 inflow_sides: tuple[bool, ...] = (False, False, False, False)) -> None:
         nz, nx = shape
         self.shape, self.dx, self.g, self.damping = shape, float(dx), float(gravity), float(damping)
         self.eddy_viscosity = float(eddy_viscosity)   # m^2/s, the bulk's horizontal eddy viscosity
@@ -61,6 +62,7 @@ class SurfaceWaves:
         self._hull_mask: NDArray | None = None
         self._hull_ramp: NDArray | None = None
         self.open_sides = tuple(bool(s) for s in open_sides)
+        self.inflow_sides = tuple(bool(s) for s in inflow_sides)
         self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
         self._split: dict[float, NDArray] = {}
         self._sponge: dict[float, NDArray | None] = {}
@@ -79,7 +81,8 @@ class SurfaceWaves:
         eta = bed + h
         ref = float(eta[wet].mean())
         e_hat = dk.dct(np.where(wet, eta - ref, 0.0).astype(np.float32))
-        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx).astype(np.float32)), self.k2)
+        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(*self._through_inflows(u, w), self.dx)
+                                             .astype(np.float32)), self.k2)
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         still = np.maximum(ref - self._smooth_bed(bed), 0.0)
         deep = wet & (still >= dk.MIN_LEVEL)
@@ -134,6 +137,27 @@ class SurfaceWaves:
         dk.limit_surface(eta, h, lam)
         us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
+
+    def _through_inflows(self, u: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+        """(u, w) with an inflow side's faces set to the next interior face's velocity. An inflow side
+        pours its rate into its edge cells (WaterGrid._pour) behind a closed face: read as it is, the
+        river's current is a line source there, whose potential's short-wave part the stage would take
+        out of the current and step as waves (a 0.18 m/s river ran at 0.5 m/s in its first cell and
+        0.07 m/s half a metre on). The flux that the pour stands for enters through the side's face,
+        so the current leaves no divergence at the side."""
+        if not any(self.inflow_sides):
+            return u, w
+        u, w = u.copy(), w.copy()
+        x_min, x_max, z_min, z_max = self.inflow_sides
+        if x_min:
+            u[:, 0] = u[:, 1]
+        if x_max:
+            u[:, -1] = u[:, -2]
+        if z_min:
+            w[0, :] = w[1, :]
+        if z_max:
+            w[-1, :] = w[-2, :]
+        return u, w
 
     # -- cached pieces -----------------------------------------------------------------------
     def _limiter(self, h: NDArray) -> NDArray:
@@ -231,6 +255,11 @@ def _open_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
                  for s in ("x_min", "x_max", "z_min", "z_max"))
 
 
+def _inflow_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
+    return tuple(grid.boundary.side(s) == "inflow"   # type: ignore[return-value]
+                 for s in ("x_min", "x_max", "z_min", "z_max"))
+
+
 class DispersiveStepFluid(StepFluid):
     """StepFluid with the detail stages around the shallow-water step: vorticity confinement before
     it, dispersive surface waves split off before it and merged back after it (see the module
@@ -254,9 +283,9 @@ class DispersiveStepFluid(StepFluid):
         """The surface-wave stage of a grid, built again if its shape, cell or sides changed."""
         st = self.stages.get(entity)
         if (st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid)
-                or st.eddy_viscosity != float(grid.eddy_viscosity)):
+                or st.eddy_viscosity != float(grid.eddy_viscosity) or st.inflow_sides != _inflow_sides(grid)):
             st = self.stages[entity] = SurfaceWaves(grid.shape, grid.dx, grid.gravity, _open_sides(grid),
-                                                    self.damping, float(grid.eddy_viscosity))
+                                                    self.damping, float(grid.eddy_viscosity), _inflow_sides(grid))
         return st
 
     def _covered(self, grid: WaterGrid) -> NDArray | None:
