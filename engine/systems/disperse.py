@@ -193,7 +193,16 @@ class SurfaceWaves:
             return lam
         if self._hull_mask is None or not np.array_equal(self._hull_mask, hull):
             self._hull_mask = hull
-            self._hull_ramp = np.clip((ndimage.distance_transform_edt(~hull) - 1.0) / SHORE, 0.0, 1.0)
+            # the ramp reaches 1 at SHORE + 1 cells: the distance transform needs only the hull's
+            # bounding box grown by that much (a whole 512^2 grid costs ~25 ms, a body's box ~0.1 ms)
+            ks, is_ = np.nonzero(hull)
+            pad = int(SHORE) + 2
+            k0, k1 = max(int(ks.min()) - pad, 0), min(int(ks.max()) + pad + 1, hull.shape[0])
+            i0, i1 = max(int(is_.min()) - pad, 0), min(int(is_.max()) + pad + 1, hull.shape[1])
+            ramp = np.ones(hull.shape)
+            ramp[k0:k1, i0:i1] = np.clip((ndimage.distance_transform_edt(~hull[k0:k1, i0:i1]) - 1.0) / SHORE,
+                                         0.0, 1.0)
+            self._hull_ramp = ramp
         return lam * self._hull_ramp
 
     def _smooth_bed(self, bed: NDArray) -> NDArray:
