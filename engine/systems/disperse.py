@@ -48,7 +48,8 @@ class SurfaceWaves:
     the sponge. `split` and `merge` are the two halves (see the module docstring)."""
 
     def __init__(self, shape: tuple[int, int], dx: float, gravity: float, open_sides: tuple[bool, ...],
-                 damping: float = 0.0, eddy_viscosity: float = 0.0) -> None:
+                 damping: float = 0.0, eddy_viscosity: float = 0.0,
+                 inflow_sides: tuple[bool, ...] = (False, False, False, False)) -> None:
         nz, nx = shape
         self.shape, self.dx, self.g, self.damping = shape, float(dx), float(gravity), float(damping)
         self.eddy_viscosity = float(eddy_viscosity)   # m^2/s, the bulk's horizontal eddy viscosity
@@ -58,24 +59,30 @@ class SurfaceWaves:
         self._dry: NDArray | None = None
         self._shore: NDArray | None = None
         self._bed_smooth: NDArray | None = None
+        self._hull_mask: NDArray | None = None
+        self._hull_ramp: NDArray | None = None
         self.open_sides = tuple(bool(s) for s in open_sides)
+        self.inflow_sides = tuple(bool(s) for s in inflow_sides)
         self._coef: dict[tuple[float, float], tuple[NDArray, NDArray, NDArray]] = {}
         self._split: dict[float, NDArray] = {}
         self._sponge: dict[float, NDArray | None] = {}
         self._visc: dict[float, NDArray] = {}
 
-    def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float
-              ) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
+    def split(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, dt: float,
+              covered: NDArray | None = None) -> tuple[NDArray, NDArray, NDArray, _Pending] | None:
         """The surface part (eta_s, grad phi_s on x faces, on z faces) to take out of h, u, w, and
-        the surface part stepped over dt; None when there is none (calm, or no wet cell)."""
-        lam = self._limiter(h)
+        the surface part stepped over dt; None when there is none (calm, or no wet cell).
+        `covered` (m, cells): the height of floating bodies counted in h (CoupleWater); the surface
+        part's elevation ramps out towards those columns (see _hull)."""
+        lam = self._hull(self._limiter(h), covered)
         wet = lam > 0.0
         if not wet.any():
             return None
         eta = bed + h
         ref = float(eta[wet].mean())
         e_hat = dk.dct(np.where(wet, eta - ref, 0.0).astype(np.float32))
-        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(u, w, self.dx).astype(np.float32)), self.k2)
+        p_hat = dk.potential_spectrum(dk.dct(dk.divergence(*self._through_inflows(u, w), self.dx)
+                                             .astype(np.float32)), self.k2)
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         still = np.maximum(ref - self._smooth_bed(bed), 0.0)
         deep = wet & (still >= dk.MIN_LEVEL)
@@ -112,8 +119,8 @@ class SurfaceWaves:
             phi_n *= np.exp(-self.damping * dt)
         return eta_s, us, ws, _Pending(eta_n, phi_n)
 
-    def merge(self, pending: _Pending, h: NDArray, u: NDArray, w: NDArray, dt: float
-              ) -> tuple[NDArray, NDArray, NDArray]:
+    def merge(self, pending: _Pending, h: NDArray, u: NDArray, w: NDArray, dt: float,
+              covered: NDArray | None = None) -> tuple[NDArray, NDArray, NDArray]:
         """The stepped surface part carried by the bulk velocity (u, w) over dt and limited by the
         bulk depth h: (eta_s, grad phi_s on x faces, on z faces) to add to h, u, w."""
         eta, phi = pending.eta, pending.phi
@@ -126,10 +133,31 @@ class SurfaceWaves:
         if damp is not None:
             eta = eta * damp
             phi = phi * damp
-        lam = self._limiter(h)
+        lam = self._hull(self._limiter(h), covered)
         dk.limit_surface(eta, h, lam, *self._basins(lam))
         us, ws = dk.gradient(phi * lam, self.dx)
         return eta, us, ws
+
+    def _through_inflows(self, u: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+        """(u, w) with an inflow side's faces set to the next interior face's velocity. An inflow side
+        pours its rate into its edge cells (WaterGrid._pour) behind a closed face: read as it is, the
+        river's current is a line source there, whose potential's short-wave part the stage would take
+        out of the current and step as waves (a 0.18 m/s river ran at 0.5 m/s in its first cell and
+        0.07 m/s half a metre on). The flux that the pour stands for enters through the side's face,
+        so the current leaves no divergence at the side."""
+        if not any(self.inflow_sides):
+            return u, w
+        u, w = u.copy(), w.copy()
+        x_min, x_max, z_min, z_max = self.inflow_sides
+        if x_min:
+            u[:, 0] = u[:, 1]
+        if x_max:
+            u[:, -1] = u[:, -2]
+        if z_min:
+            w[0, :] = w[1, :]
+        if z_max:
+            w[-1, :] = w[-2, :]
+        return u, w
 
     # -- cached pieces -----------------------------------------------------------------------
     def _limiter(self, h: NDArray) -> NDArray:
@@ -155,6 +183,33 @@ class SurfaceWaves:
         walls or dry land standing out of the water separate, each of which keeps its own volume."""
         labels, n = ndimage.label(lam > 0.0)
         return (labels, int(n)) if n > 1 else (None, int(n))
+
+    def _hull(self, lam: NDArray, covered: NDArray | None) -> NDArray:
+        """lam times a ramp from 0 in a column a floating body covers (covered > 0) to 1 at SHORE cells
+        from it: a hull is a shore to the surface part. Such a column's h holds the body's displaced
+        volume (h += b - b_prev, CoupleWater), a level the hull sets, not a free surface: stepped as
+        free Airy waves, the sharp edge of b (redrawn every step as the body moves) turns into short
+        waves that run back onto the hull and pump its roll and heave. The body's own waves start in
+        the bulk, as the coupling's radiation damping (engine/kernels/water_forces.py) assumes, and
+        join the surface part SHORE cells out."""
+        if covered is None:
+            return lam
+        hull = covered > 0.0
+        if not hull.any():
+            return lam
+        if self._hull_mask is None or not np.array_equal(self._hull_mask, hull):
+            self._hull_mask = hull
+            # the ramp reaches 1 at SHORE + 1 cells: the distance transform needs only the hull's
+            # bounding box grown by that much (a whole 512^2 grid costs ~25 ms, a body's box ~0.1 ms)
+            ks, is_ = np.nonzero(hull)
+            pad = int(SHORE) + 2
+            k0, k1 = max(int(ks.min()) - pad, 0), min(int(ks.max()) + pad + 1, hull.shape[0])
+            i0, i1 = max(int(is_.min()) - pad, 0), min(int(is_.max()) + pad + 1, hull.shape[1])
+            ramp = np.ones(hull.shape)
+            ramp[k0:k1, i0:i1] = np.clip((ndimage.distance_transform_edt(~hull[k0:k1, i0:i1]) - 1.0) / SHORE,
+                                         0.0, 1.0)
+            self._hull_ramp = ramp
+        return lam * self._hull_ramp
 
     def _smooth_bed(self, bed: NDArray) -> NDArray:
         """The bed averaged over SMOOTH x SMOOTH cells (kept while the bed is unchanged): the depth levels'
@@ -215,6 +270,11 @@ def _open_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
                  for s in ("x_min", "x_max", "z_min", "z_max"))
 
 
+def _inflow_sides(grid: WaterGrid) -> tuple[bool, bool, bool, bool]:
+    return tuple(grid.boundary.side(s) == "inflow"   # type: ignore[return-value]
+                 for s in ("x_min", "x_max", "z_min", "z_max"))
+
+
 class DispersiveStepFluid(StepFluid):
     """StepFluid with the detail stages around the shallow-water step: vorticity confinement before
     it, dispersive surface waves split off before it and merged back after it (see the module
@@ -238,10 +298,23 @@ class DispersiveStepFluid(StepFluid):
         """The surface-wave stage of a grid, built again if its shape, cell or sides changed."""
         st = self.stages.get(entity)
         if (st is None or st.shape != grid.shape or st.dx != float(grid.dx) or st.open_sides != _open_sides(grid)
-                or st.eddy_viscosity != float(grid.eddy_viscosity)):
+                or st.eddy_viscosity != float(grid.eddy_viscosity) or st.inflow_sides != _inflow_sides(grid)):
             st = self.stages[entity] = SurfaceWaves(grid.shape, grid.dx, grid.gravity, _open_sides(grid),
-                                                    self.damping, float(grid.eddy_viscosity))
+                                                    self.damping, float(grid.eddy_viscosity), _inflow_sides(grid))
         return st
+
+    def _covered(self, grid: WaterGrid) -> NDArray | None:
+        """The covered height CoupleWater holds in this grid's h (its b_prev), or None."""
+        if grid is not getattr(self.sim, "water", None):
+            return None
+        try:
+            cw = self.sim.get_system("CoupleWater")
+        except KeyError:
+            return None
+        b = getattr(cw, "b_prev", None)
+        if b is None or b.shape != grid.shape or getattr(cw, "displaced", 0.0) == 0.0:
+            return None
+        return b
 
     def process(self, dt: float) -> None:
         grids = list(esper.get_component(WaterGrid))
@@ -252,7 +325,7 @@ class DispersiveStepFluid(StepFluid):
         if self.dispersion:
             for ent, grid in grids:
                 got = self.stage(ent, grid).split(grid.read("h"), grid.read("bed"), grid.read("u"),
-                                                  grid.read("w"), dt)
+                                                  grid.read("w"), dt, self._covered(grid))
                 if got is not None:
                     eta_s, us, ws, pending[ent] = got
                     grid.h[...] -= eta_s          # the bulk, which the shallow-water step advances
@@ -262,7 +335,7 @@ class DispersiveStepFluid(StepFluid):
         for ent, grid in grids:
             if ent in pending:
                 eta, us, ws = self.stage(ent, grid).merge(pending[ent], grid.read("h"), grid.read("u"),
-                                                          grid.read("w"), dt)
+                                                          grid.read("w"), dt, self._covered(grid))
                 grid.h[...] += eta
                 grid.u[:, 1:-1] += us
                 grid.w[1:-1, :] += ws
