@@ -18,17 +18,25 @@ from engine.levels import Level
 from engine.levels.schema import PhysicsSpec, PoolSpec, WaterSpec
 
 
-def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3):
-    """The scene: bottles dropped on the water and bottles broken into `shards` fragments."""
+def _pool_with_shards(cells, level, physics, shards, seed, lo, hi):
+    """A 4 x 4 m pool of `cells`^2 cells, water `level` deep, holding exactly `shards` fragments of
+    bottles broken where they were spawned (uniform in the box lo..hi); (sim, its generator)."""
     from engine.world import Simulation
     size = 4.0
     sim = Simulation(Level(seed=seed, pool=PoolSpec(size=(size, size), cell=size / cells, wall_height=0.9),
-                           water=WaterSpec(level=0.5), physics=PhysicsSpec(max_shards=10 * shards)))
+                           water=WaterSpec(level=level), physics=physics))
     rng = np.random.default_rng(seed)
     while len(sim.bodies("shard")) < shards:
-        sim.shatter(sim.spawn_bottle(rng.uniform((0.4, 0.3, 0.4), (3.6, 0.45, 3.6))))
+        sim.shatter(sim.spawn_bottle(rng.uniform(lo, hi)))
     for extra in sim.bodies("shard")[shards:]:
         sim.remove_body(extra)
+    return sim, rng
+
+
+def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3):
+    """The scene: bottles dropped on the water and bottles broken into `shards` fragments."""
+    sim, rng = _pool_with_shards(cells, 0.5, PhysicsSpec(max_shards=10 * shards), shards, seed,
+                                 (0.4, 0.3, 0.4), (3.6, 0.45, 3.6))
     for _ in range(bottles):
         a = rng.uniform(0, math.pi)
         sim.spawn_bottle(rng.uniform((0.3, 0.6, 0.3), (3.7, 0.8, 3.7)),
@@ -40,15 +48,9 @@ def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3)
 def build_crowd(cells: int = 128, bottles: int = 100, shards: int = 600, props: int = 30, seed: int = 5):
     """A crowded pool (issue 23's load): 100 bottles (a third open), 600 shards, 30 props (crates,
     boxes and balls), in a 4 x 4 m pool at 128 x 128 cells."""
-    from engine.world import Simulation
-    size = 4.0
-    sim = Simulation(Level(seed=seed, pool=PoolSpec(size=(size, size), cell=size / cells, wall_height=0.9),
-                           water=WaterSpec(level=0.4), physics=PhysicsSpec(max_shards=2 * shards)))
-    rng = np.random.default_rng(seed)
-    while len(sim.bodies("shard")) < shards:
-        sim.shatter(sim.spawn_bottle(rng.uniform((0.3, 0.2, 0.3), (3.7, 0.35, 3.7))))
-    for extra in sim.bodies("shard")[shards:]:
-        sim.remove_body(extra)
+    # the caps must hold the whole crowd, or spawning retires bodies as it goes (engine/retire.py)
+    physics = PhysicsSpec(max_shards=2 * shards, max_bottles=bottles, max_props=props)
+    sim, rng = _pool_with_shards(cells, 0.4, physics, shards, seed, (0.3, 0.2, 0.3), (3.7, 0.35, 3.7))
     for j in range(bottles):
         a = rng.uniform(0, math.pi)
         sim.spawn_bottle(rng.uniform((0.3, 0.5, 0.3), (3.7, 0.8, 3.7)),
