@@ -26,23 +26,27 @@ error and disabled; the simulation goes on. `open_level(level, mods)` does all o
 """
 from __future__ import annotations
 
+import collections
 import heapq
 import importlib
 import importlib.metadata
 import importlib.util
 import sys
-import collections
 import traceback
+import weakref
+from graphlib import CycleError, TopologicalSorter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from engine import events as ev
+from engine import health
 from engine.levels.features import ThrowableSpec
 from engine.levels.fields import build
 from engine.levels.loader import _SECTIONS, load_level, register_section, unregister_section
 from engine.systems.base import System
+from engine.world import NonFiniteError
 
 if TYPE_CHECKING:
     from engine.world import Simulation
@@ -50,6 +54,8 @@ if TYPE_CHECKING:
 GROUP = "bottles.mods"
 DEFAULT_THROWABLES = (ThrowableSpec(name="bottle"), ThrowableSpec(name="half-full bottle", fill=0.5, sealed=False))
 _SECTION_OWNERS: dict[str, str] = {}  # level section -> mod that added it
+# the ModSet attached to each live Simulation (mods_of); the Simulation itself knows no mods
+_ATTACHED: "weakref.WeakKeyDictionary[Simulation, ModSet]" = weakref.WeakKeyDictionary()
 
 
 class ModError(Exception):
@@ -219,8 +225,8 @@ def _where(exc: BaseException, file: Path | None) -> str:
 def _hint(exc: BaseException) -> str:
     """What to do about an error with a known cause in mods, else ''."""
     if isinstance(exc, ValueError) and "read-only" in str(exc):
-        return (" (a water array kept from before a step is read-only: take it from sim.water each time you "
-                "write, e.g. sim.water.ax[...] += ...; use sim.water.read(name) to only read)")
+        return (" (sim.water.read(name) gives a read-only view, for reading only: write through the live "
+                "array, e.g. sim.water.ax[...] += ...)")
     return ""
 
 
@@ -315,7 +321,7 @@ class ModSet:
     def disable(self, name: str, msg: str, report: bool = True) -> None:
         """Switch a mod off: drop its systems, handlers, sections, throwables and HUD lines; report why.
 
-        `report=False` when the failure was already reported (world.py's guard of a mod's system).
+        `report=False` when the failure was already reported (the guard of a mod's system).
         """
         mod = self.get(name)
         if mod.failed is not None:
@@ -335,7 +341,7 @@ class ModSet:
         running = set(sim.system_names())
         for req in mod.systems:
             n = req.system.name
-            if n in running and sim._owners.get(n) == name and n not in sim._pending_removal:
+            if n in running and sim.owner_of(n) == name:
                 sim.remove_system(n)
         for kind, fn in self._wrapped.pop(name, []):
             sim.off(kind, fn)
@@ -353,8 +359,10 @@ class ModSet:
         """Place every mod's systems in `sim` (one graph, all at once) and subscribe its handlers."""
         if self.sim is not None:
             raise ModError("these mods are already attached to a simulation")
+        if mods_of(sim) is not None:
+            raise ModError("that simulation already has mods attached")
         self.sim = sim
-        sim.mods = self  # type: ignore[attr-defined]
+        _ATTACHED[sim] = self
         for mod in self.mods:
             if mod.failed is not None:
                 sim.failures.append(mod.failed)
@@ -371,6 +379,7 @@ class ModSet:
             if self.get(req.mod).failed is not None:
                 continue
             try:
+                self._guard_system(req.system, req.mod)
                 if previous is None:
                     sim.add_system(req.system, before=sim.system_names()[0], owner=req.mod)
                 else:
@@ -387,8 +396,44 @@ class ModSet:
                 sim.on(kind, wrapped)
         return self
 
+    def _guard_system(self, system: System, owner: str) -> None:
+        """Wrap a mod's system so that an exception disables it instead of stopping the step.
+
+        The failing system leaves the step at once; the ModFailed event it emits switches off the
+        rest of its mod after the step (`_on_mod_failed`). A system that leaves a non-finite value
+        where there was none is disabled too, and the step raises NonFiniteError naming it.
+        """
+        sim = self.sim
+        assert sim is not None
+        inner = system.process
+
+        def stop(msg: str) -> None:
+            sim.failures.append(msg)
+            sim.emit(ev.ModFailed(owner, msg, sim.time))
+            system.process = lambda dt: None  # type: ignore[method-assign]
+            if system.name in sim.system_names():
+                sim.remove_system(system.name)
+
+        def process(dt: float) -> None:
+            clean = health.describe(sim) is None   # a NaN already there is not this mod's doing
+            try:
+                inner(dt)
+            except BaseException as exc:   # sys.exit(), a KeyboardInterrupt raised by the mod: contained too
+                stop(f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}'
+                     f"{_where(exc, self.get(owner).file)} at t={sim.time:.3f} s; the system is disabled, "
+                     "the simulation goes on")
+                return
+            bad = health.describe(sim) if clean else None
+            if bad is not None:
+                msg = (f'mod "{owner}": system "{system.name}" wrote a non-finite value: {bad} at t={sim.time:.3f} s; '
+                       "the mod's system is disabled (R resets, F9 loads a save)")
+                stop(msg)
+                raise NonFiniteError(msg)
+
+        system.process = process  # type: ignore[method-assign]
+
     def _on_mod_failed(self, event: ev.ModFailed) -> None:
-        """A mod's system raised and world.py disabled that system: switch off the rest of the mod."""
+        """One of a mod's systems raised and was taken out of the step: switch off the rest of the mod."""
         if any(m.name == event.mod for m in self.mods):
             self.disable(event.mod, event.error, report=False)
 
@@ -441,8 +486,14 @@ class ModSet:
                     edges[r.system.name].add(r.before)
                 if r.after is not None:
                     edges[r.after].add(r.system.name)
-            cycle = _find_cycle(edges, list(base) + list(requests))
-            if cycle is not None:
+            order = list(base) + list(requests)
+            sorter = _sorter(edges, order)
+            try:
+                sorter.prepare()
+            except CycleError as exc:
+                cycle = list(exc.args[1][:-1])   # graphlib: each node runs before the next, first == last
+                first = min(range(len(cycle)), key=lambda j: order.index(cycle[j]))
+                cycle = cycle[first:] + cycle[:first]
                 mods = []
                 for n in cycle:
                     if n in requests and requests[n].mod not in mods:
@@ -454,38 +505,22 @@ class ModSet:
                              f"from mod{'s' if len(mods) > 1 else ''} {who}); the mod is disabled")
                 continue
             self._requests = requests
-            return _topological(edges, base, requests)
+            return _topological(sorter, base, requests)
 
 
-def _find_cycle(edges: dict[str, set[str]], order: list[str]) -> list[str] | None:
-    """One cycle of the graph as a list of nodes, or None."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(n: str) -> list[str] | None:
-        state[n] = 1
-        stack.append(n)
-        for m in sorted(edges[n], key=order.index):
-            if state.get(m) == 1:
-                return stack[stack.index(m):]
-            if m not in state:
-                found = visit(m)
-                if found:
-                    return found
-        stack.pop()
-        state[n] = 2
-        return None
-
-    for n in order:
-        if n not in state:
-            found = visit(n)
-            if found:
-                return found
-    return None
+def _sorter(edges: dict[str, set[str]], order: list[str]) -> "TopologicalSorter[str]":
+    """The graph for graphlib, nodes and edges added in `order` (so a cycle is found the same way
+    every time); an edge a -> b means a runs before b."""
+    sorter: TopologicalSorter[str] = TopologicalSorter()
+    for a in order:
+        sorter.add(a)
+        for b in sorted(edges[a], key=order.index):
+            sorter.add(b, a)
+    return sorter
 
 
-def _topological(edges: dict[str, set[str]], base: list[str], requests: dict[str, SystemRequest]) -> list[str]:
-    """Kahn's order; among ready systems the one nearest where it asked to be goes first.
+def _topological(sorter: "TopologicalSorter[str]", base: list[str], requests: dict[str, SystemRequest]) -> list[str]:
+    """The prepared sorter's order; among ready systems the one nearest where it asked to be goes first.
 
     A system asked to run after X wants to sit just after X, one asked before X just before it;
     ties keep the order the mods were loaded and the requests made.
@@ -510,20 +545,14 @@ def _topological(edges: dict[str, set[str]], base: list[str], requests: dict[str
         return key[n]
 
     seq = {n: i for i, n in enumerate(list(base) + list(requests))}
-    indegree = {n: 0 for n in edges}
-    for a in edges:
-        for b in edges[a]:
-            indegree[b] += 1
-    ready = [(want(n), seq[n], n) for n, d in indegree.items() if d == 0]
-    heapq.heapify(ready)
-    out = []
-    while ready:
+    ready: list[tuple[tuple[int, ...], int, str]] = []
+    out: list[str] = []
+    while sorter.is_active():
+        for n in sorter.get_ready():
+            heapq.heappush(ready, (want(n), seq[n], n))
         _, _, n = heapq.heappop(ready)
         out.append(n)
-        for m in edges[n]:
-            indegree[m] -= 1
-            if indegree[m] == 0:
-                heapq.heappush(ready, (want(m), seq[m], m))
+        sorter.done(n)
     return out
 
 
@@ -553,7 +582,8 @@ def open_level(level_path: str | Path, mod_paths: Iterable[str | Path] = (), ent
 
 
 def mods_of(sim: "Simulation") -> ModSet | None:
-    return getattr(sim, "mods", None)
+    """The mods attached to `sim` (ModSet.attach), or None."""
+    return _ATTACHED.get(sim)
 
 
 def throwables(sim: "Simulation") -> list[ThrowableSpec]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from engine import events as ev
 from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
+from engine.mods import mods_of, throwables
 from engine.saves import SaveError, check_like, need
 from engine.text import printable
 
@@ -181,12 +182,12 @@ def state(sim: "Simulation") -> tuple[dict[str, Any], StateWarning]:
     store["models"] = [list(k) if isinstance(k, tuple) else k for k in store["models"]]
     store["models"] = [[list(x) if isinstance(x, tuple) else x for x in k] for k in store["models"]]
     systems: dict[str, Any] = {}
-    for s in sim._systems:
+    for s in sim.systems:
         fn, back = getattr(s, "state", None), getattr(s, "set_state", None)
         if callable(fn) and callable(back):
             systems[s.name] = fn()
         else:
-            owner = sim._owners.get(s.name)
+            owner = sim.owner_of(s.name)
             who = f'mod "{owner}"' if owner else "the game"
             warn.append(f"{who}: system {s.name} has no state()/set_state(), so a load restarts it from scratch")
     pending = []
@@ -196,7 +197,7 @@ def state(sim: "Simulation") -> tuple[dict[str, Any], StateWarning]:
             pending.append([name, {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}])
         else:
             warn.append(f"a pending {name} event cannot be saved; it is left out")
-    ms = getattr(sim, "mods", None)
+    ms = mods_of(sim)
     tree = {
         "level": {"name": sim.level.name, "path": str(sim.level.path) if sim.level.path is not None else ""},
         "clock": {"time": sim.time, "steps": sim.steps},
@@ -207,7 +208,7 @@ def state(sim: "Simulation") -> tuple[dict[str, Any], StateWarning]:
         "water": water_state(sim.water),
         "systems": systems,
         "order": sim.system_names(),
-        "stateless": [s.name for s in sim._systems if s.name not in systems],
+        "stateless": [s.name for s in sim.systems if s.name not in systems],
         "mods": [[m.name, m.failed or ""] for m in ms.mods] if ms is not None else [],
         "events": pending,
     }
@@ -337,7 +338,6 @@ def _check_bodies(sim: "Simulation", saved: Any) -> tuple:
             not (np.abs(np.linalg.norm(arrays["quat"][:n][live], axis=1) - 1.0) < 1e-6).all():
         raise SaveError("the save is damaged (a body orientation)")
     allowed = {k[1] for k in sim.body_store._model_keys if k[0] in ("obj", "bottle", "fragment")}
-    from engine.mods import throwables
     allowed |= {t.model for t in throwables(sim) if getattr(t, "model", None)}
     fresh = {k: sim.body_store.models[i] for k, i in sim.body_store._model_keys.items()}
     models = [fresh[k] if k in fresh else _build_model(sim, k, allowed) for k in keys]
@@ -439,7 +439,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     """
     if not isinstance(tree, dict):
         raise SaveError("the save is damaged (no state)")
-    ms = getattr(sim, "mods", None)
+    ms = mods_of(sim)
     saved_mods = need(tree, "mods", list)
     here = [m.name for m in ms.mods] if ms is not None else []
     if [m[0] if isinstance(m, list) and len(m) == 2 else None for m in saved_mods] != here:
@@ -466,7 +466,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     pending = _check_events(tree)
     systems = need(tree, "systems", dict)
     stateless = need(tree, "stateless", list)
-    for s in sim._systems:
+    for s in sim.systems:
         has = callable(getattr(s, "state", None)) and callable(getattr(s, "set_state", None))
         if has and s.name not in systems:
             raise SaveError(f"the save holds no state for system {s.name}")
@@ -495,6 +495,6 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
             if comps is None:
                 esper.delete_entity(made, immediate=True)
     sim.events.pending = pending
-    for s in sim._systems:
+    for s in sim.systems:
         if s.name in systems:
             s.set_state(systems[s.name])

@@ -4,8 +4,10 @@ The system order is written once, here:
 
     SIMULATION = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
 
-Mods and the game place further systems by name (`add_system(Wind(), after="StepFluid")`); esper
-priorities are derived from the resulting list, never typed by hand. Drawing is not part of the
+Mods and the game place further systems by name (`add_system(Wind(), after="StepFluid")`). The
+Simulation keeps that list and calls each system's `process(dt)` in order itself; esper holds the
+entities and components (one world per Simulation, through its public API) and no processors, so
+no priority is ever typed or derived. Drawing is not part of the
 simulation: a renderer reads the state after each step and never writes it, so a headless run and a
 windowed run of the same input produce the same state.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -58,9 +61,10 @@ class Simulation:
         self.body_store = BodyStore()
         self.water_in_flight = 0.0      # m^3 of water falling through the air (released above the pool)
         self.failures: list[str] = []   # human-readable reports of disabled systems and handlers
-        self._systems: list[System] = []
-        self._owners: dict[str, str] = {}  # system name -> mod that added it
-        self._pending_removal: list[str] = []
+        self._systems: list[System] = []   # the step's order; esper holds no processors
+        self._owners: dict[str, str] = {}  # system name -> the mod that added it
+        # seconds spent in each system since it was set to {} (None: not timed); `bottles bench` reads it
+        self.timings: dict[str, float] | None = None
         with self._context():
             esper.clear_database()
             self.pool_entity = esper.create_entity(Pool(self.level.pool, self.level.water.boundary))
@@ -86,6 +90,11 @@ class Simulation:
             pass
 
     # -- systems -----------------------------------------------------------------------------
+    @property
+    def systems(self) -> tuple[System, ...]:
+        """The systems in the order they run."""
+        return tuple(self._systems)
+
     def system_names(self) -> list[str]:
         """Names of the systems in the order they run."""
         return [s.name for s in self._systems]
@@ -96,12 +105,16 @@ class Simulation:
                 return s
         raise KeyError(f'no system named "{name}" (systems: {", ".join(self.system_names())})')
 
+    def owner_of(self, name: str) -> str | None:
+        """The mod that added the system `name` (its `owner=`), or None for the engine's and the game's."""
+        return self._owners.get(name)
+
     def add_system(self, system: System, *, before: str | None = None, after: str | None = None,
                    owner: str | None = None) -> System:
         """Insert `system` into the step, before or after a named system (default: at the end).
 
-        `owner` names the mod that adds it: its errors are then caught, reported and the system
-        disabled, instead of stopping the simulation.
+        `owner` names the mod that adds it (for messages and saves; engine.mods guards the mod's
+        systems so that an error disables them instead of stopping the simulation).
         """
         names = self.system_names()
         who = f'mod "{owner}": ' if owner else ""
@@ -124,25 +137,30 @@ class Simulation:
         system.bind(self)
         if owner:
             self._owners[system.name] = owner
-            _guard(system, self, owner)
         self._systems.insert(index, system)
-        self._sync_processors()
         return system
 
     def remove_system(self, name: str) -> None:
+        """Take a system out of the step. Safe during a step: a removed system does not run again."""
         self._systems.remove(self.get_system(name))
         self._owners.pop(name, None)
-        self._sync_processors()
 
-    def _sync_processors(self) -> None:
-        """Re-register every processor with priorities derived from the list order."""
-        with self._context():
-            # esper keys processors by type and lets one type shadow another: start from empty
-            esper._processors.clear()  # type: ignore[attr-defined]
-            esper._processors_dict.clear()  # type: ignore[attr-defined]
-            n = len(self._systems)
-            for idx, s in enumerate(self._systems):
-                esper.add_processor(s, priority=n - idx)
+    def _run_systems(self) -> None:
+        """One pass over the systems in order (the simulation owns the order; esper holds no
+        processors). Entities deleted during the last step are dropped first, as esper.process does."""
+        esper.clear_dead_entities()
+        timings = self.timings
+        for s in tuple(self._systems):
+            if not any(s is x for x in self._systems):   # removed earlier in this step
+                continue
+            if timings is None:
+                s.process(self.dt)
+                continue
+            t0 = time.perf_counter()
+            try:
+                s.process(self.dt)
+            finally:
+                timings[s.name] = timings.get(s.name, 0.0) + time.perf_counter() - t0
 
     # -- stepping ----------------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
@@ -161,7 +179,7 @@ class Simulation:
                             f"water {name} {cell} is {value} at t={self.time + self.dt:.4f} s (water state became "
                             f"NaN or infinite {cell}, t={self.time:.4f} s, before this step: something wrote a "
                             f"non-finite value into {name} since the last step. Check what changed the water there.)")
-                    esper.process(self.dt)
+                    self._run_systems()
                 except NonFiniteError:
                     self.events.pending.clear()
                     raise
@@ -185,8 +203,6 @@ class Simulation:
                                          "velocities given to it (R resets, F9 loads a save)")
             self.time = (self.steps + 1) * self.dt
             self.steps += 1
-            while self._pending_removal:
-                self.remove_system(self._pending_removal.pop())
             self.events.flush(on_error=self._handler_failed)
 
     def on(self, kind: type, fn: Callable[[Any], Any]) -> None:
@@ -402,43 +418,10 @@ class _WorldContext:
         self.name = name
 
     def __enter__(self) -> None:
-        self.prev = esper._current_world  # the public alias is not updated by switch_world
+        self.prev = esper.current_world
         esper.switch_world(self.name)
 
     def __exit__(self, *exc: object) -> None:
         if self.prev != self.name:
             esper.switch_world(self.prev)
 
-
-def _guard(system: System, sim: Simulation, owner: str) -> None:
-    """Wrap a mod's system so that an exception disables it instead of killing the step."""
-    inner = system.process
-
-    def stop(msg: str) -> None:
-        sim.failures.append(msg)
-        sim.emit(ev.ModFailed(owner, msg, sim.time))
-        system.process = lambda dt: None  # type: ignore[method-assign]
-        sim._pending_removal.append(system.name)
-
-    def process(dt: float) -> None:
-        clean = health.describe(sim) is None   # a NaN already there is not this mod's doing
-        try:
-            inner(dt)
-        except BaseException as exc:   # sys.exit(), a KeyboardInterrupt raised by the mod: contained too
-            from engine.mods import _where   # engine.mods imports this module
-            try:
-                file = sim.mods.get(owner).file
-            except (AttributeError, KeyError):   # a system guarded without a ModSet
-                file = None
-            where = _where(exc, file)
-            stop(f'mod "{owner}": system "{system.name}" raised {type(exc).__name__}: {exc}{where} '
-                 f"at t={sim.time:.3f} s; the system is disabled, the simulation goes on")
-            return
-        bad = health.describe(sim) if clean else None
-        if bad is not None:
-            msg = (f'mod "{owner}": system "{system.name}" wrote a non-finite value: {bad} at t={sim.time:.3f} s; '
-                   "the mod's system is disabled (R resets, F9 loads a save)")
-            stop(msg)
-            raise NonFiniteError(msg)
-
-    system.process = process  # type: ignore[method-assign]

@@ -75,11 +75,8 @@ HEAVY_DEFAULT = ThrowableSpec(name="stone ball", kind="object", model="sphere", 
 def throwables_for(sim: Simulation) -> list[Throwable]:
     """Empty sealed bottle, full bottle, open bottle, and the level's (or a mod's) heavy object."""
     heavy = HEAVY_DEFAULT
-    try:
-        from engine.mods import throwables
-        specs = throwables(sim)
-    except ImportError:
-        specs = list(sim.level.throwables)
+    from engine.mods import throwables
+    specs = throwables(sim)
     objects = [t for t in specs if t.kind == "object"]
     if objects:
         heavy = objects[0]
@@ -205,13 +202,8 @@ class Game:
                 load_mods(sim, self.mod_paths, source.path, entry_points=self.entry_points,
                           level_mods=self.level_mods)
         else:
-            try:
-                from engine.mods import open_level
-            except ImportError:  # an engine without mods
-                sim = Simulation.from_level(source)
-            else:
-                sim = open_level(source, self.mod_paths, entry_points=self.entry_points,
-                                 level_mods=self.level_mods)
+            from engine.mods import open_level
+            sim = open_level(source, self.mod_paths, entry_points=self.entry_points, level_mods=self.level_mods)
         if "Tracers" not in sim.system_names():
             from game.tracers import Tracers
             sim.add_system(Tracers())
@@ -328,10 +320,9 @@ class Game:
 
     def mods_off(self) -> list[str]:
         """Names of the mods that failed and are switched off."""
-        ms = getattr(self.sim, "mods", None)
-        if ms is None:
-            return []
-        return [m.name for m in getattr(ms, "mods", []) if getattr(m, "failed", None) is not None]
+        from engine.mods import mods_of
+        ms = mods_of(self.sim)
+        return [] if ms is None else [m.name for m in ms.mods if m.failed is not None]
 
     # -- derived values -----------------------------------------------------------------------------
     @property

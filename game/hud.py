@@ -7,11 +7,11 @@ overlays (aim arc, landing marker, dye, barriers, goal ring) are drawn by game/o
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.mods import hud_lines as mod_lines
 from game.controls import help_lines
 
 if TYPE_CHECKING:
@@ -24,41 +24,31 @@ _SMOOTH = 0.1   # weight of the newest sample in the running averages
 class SystemTimes:
     """Wall-clock milliseconds each system takes per step, as running averages.
 
-    Each system's `process` is wrapped (an instance attribute, like the engine's own mod guard), so
-    the simulation and its results are untouched; only the time is read around the call.
+    The simulation times its own systems when asked (`sim.timings`, seconds per system since it
+    was last emptied); this folds each step's figures into the averages. Timing only reads the
+    clock around each call, so the simulation and its results are untouched.
     """
 
     def __init__(self) -> None:
         self.ms: dict[str, float] = {}
-        self._this_step: dict[str, float] = {}
+        self._sim: "Simulation | None" = None
 
     def attach(self, sim: "Simulation") -> None:
-        """Wrap every system not wrapped yet (cheap: call it before each step to catch new ones)."""
-        for name in sim.system_names():
-            system = sim.get_system(name)
-            if getattr(system.process, "_hud_timed", False):
-                continue
-            system.process = self._wrap(name, system.process)  # type: ignore[method-assign]
-
-    def _wrap(self, name: str, inner: Any) -> Any:
-        record = self._this_step
-
-        def process(dt: float) -> None:
-            t0 = time.perf_counter()
-            try:
-                inner(dt)
-            finally:
-                record[name] = record.get(name, 0.0) + (time.perf_counter() - t0) * 1e3
-
-        process._hud_timed = True  # type: ignore[attr-defined]
-        return process
+        """Time `sim`'s systems from its next step on (cheap: call it before each step)."""
+        if sim.timings is None:
+            sim.timings = {}
+        self._sim = sim
 
     def end_step(self) -> None:
         """Fold the step just taken into the averages."""
-        for name, ms in self._this_step.items():
+        timings = self._sim.timings if self._sim is not None else None
+        if not timings:
+            return
+        for name, seconds in timings.items():
+            ms = seconds * 1e3
             old = self.ms.get(name)
             self.ms[name] = ms if old is None else (1.0 - _SMOOTH) * old + _SMOOTH * ms
-        self._this_step.clear()
+        timings.clear()
 
     def total(self) -> float:
         return sum(self.ms.values())
@@ -96,11 +86,7 @@ def hud_lines(game: "Game") -> list[str]:
     off = mods_off(game)
     if off:
         lines.append(off)
-    try:
-        from engine.mods import hud_lines as mod_lines
-        lines.extend(mod_lines(sim))
-    except ImportError:
-        pass
+    lines.extend(mod_lines(sim))
     if game.error:
         lines.append(game.error)
     lines.extend(game.current_messages())

@@ -22,10 +22,7 @@ def log_path(save_path: Path) -> Path:
 
 def traceback_for(msg: str) -> str | None:
     """The recorded traceback through the file:line the message names, newest first, or None."""
-    try:
-        from engine.mods import RECENT_TRACEBACKS
-    except ImportError:
-        return None
+    from engine.mods import RECENT_TRACEBACKS
     m = re.search(r"\(([^()]+):(\d+)\)", msg)
     if m is None:
         return None

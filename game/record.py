@@ -179,14 +179,8 @@ def apply_throw(sim: Any, th: Throw) -> int:
 def _load_mods(sim: Any, paths: list[str], level_mods: bool = False) -> None:
     if not paths and not level_mods:
         return
-    try:
-        from engine import mods
-    except ImportError:
-        raise RecordError("--mod: this build has no mod support yet") from None
-    loader = getattr(mods, "load_mods", None) or getattr(mods, "load", None)
-    if loader is None:
-        raise RecordError("--mod: engine.mods has no loader")
-    loader(sim, [Path(p) for p in paths], level_mods=level_mods)
+    from engine.mods import load_mods
+    load_mods(sim, [Path(p) for p in paths], level_mods=level_mods)
 
 
 MOD_FAILED = 3   # exit code: the clip was written, but a mod failed (it is off in the clip)

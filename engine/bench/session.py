@@ -180,19 +180,8 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
     log.water.append((sim.time, p.conserved()))
     log.rss.append((sim.time, rss_bytes()))
     spent: dict[str, float] = {}
-    wrapped = []
-    for s in sim._systems:                 # time each system, as the scene bench does
-        inner = s.process
-
-        def timed(dt: float, inner=inner, name=s.name) -> None:
-            t = time.perf_counter()
-            try:
-                inner(dt)
-            finally:
-                spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
-        wrapped.append((s, inner))
-        s.process = timed  # type: ignore[method-assign]
-    shatter = next((s for s in sim._systems if s.name == "Shatter"), None)
+    sim.timings = spent                    # the simulation times each system, as in the scene bench
+    shatter = next((s for s in sim.systems if s.name == "Shatter"), None)
     t0 = time.perf_counter()
     for j in range(steps):
         p.act()
@@ -216,8 +205,7 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
                 on_sample(p)
     log.wall = time.perf_counter() - t0
     log.steps = steps
-    for s, inner in wrapped:
-        s.process = inner  # type: ignore[method-assign]
+    sim.timings = None
     log.ms_per_system = {k: round(1e3 * v / max(steps, 1), 2) for k, v in spent.items()}
     return log
 

@@ -133,5 +133,4 @@ def test_a_mods_base_exception_in_a_handler_register_or_hud_is_contained():
     def hud(s):
         raise SystemExit
     ms = _with_mod(sim, "hud", _Writes("none"), hud=[hud])
-    sim.mods = ms
     assert hud_lines(sim) == [] and ms.get("hud").failed is not None

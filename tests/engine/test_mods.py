@@ -143,7 +143,7 @@ def test_a_mod_raising_in_a_step_is_disabled_and_the_simulation_goes_on(tmp_path
     assert len(sim.failures) == 1 and 'mod "flaky"' in sim.failures[0]
     assert 'system "Flaky" raised ValueError: the wind died' in sim.failures[0]
     assert [e.mod for e in got] == ["flaky"]
-    assert sim.mods.get("flaky").failed is not None
+    assert modlib.mods_of(sim).get("flaky").failed is not None
     assert sim.steps == 30 and sim.total_water() == pytest.approx(v0)   # no state lost
 
 

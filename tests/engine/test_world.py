@@ -34,7 +34,7 @@ def test_two_simulations_do_not_see_each_other():
     a.step(3)
     assert b.steps == 0 and np.array_equal(b.water.h, hb)
     # esper's global default world is untouched by either
-    assert esper._current_world == "default"
+    assert esper.current_world == "default"
     assert list(esper.get_component(object)) == []
 
 

@@ -30,7 +30,8 @@ def test_the_game_names_a_levels_mods_and_runs_them_only_when_asked(tmp_path):
     asked = Game(level, width=320, height=200, save_path=tmp_path / "q.npz", entry_points=False,
                  level_mods=True)
     assert sys.modules.pop("level_mod_spy_ran", False)
-    assert [m.name for m in asked.sim.mods.mods] == ["spy"]
+    from engine.mods import mods_of
+    assert [m.name for m in mods_of(asked.sim).mods] == ["spy"]
     asked.sim.close()
 
 

@@ -58,7 +58,7 @@ def test_every_level_saves_and_loads_bit_for_bit(name, tmp_path):
 
 @pytest.mark.parametrize("mod", ["fountain", "wind"])
 def test_bundled_mods_save_and_load_bit_for_bit(mod, tmp_path):
-    from engine.mods import open_level
+    from engine.mods import mods_of, open_level
     level = LEVELS / "calm_pool.toml"
 
     def start():
@@ -68,7 +68,7 @@ def test_bundled_mods_save_and_load_bit_for_bit(mod, tmp_path):
     sim.spawn_bottle((1.0, 0.6, 1.0), velocity=(0.5, -1.0, 0.0))
     sim.step(40)
     _round_trip(sim, tmp_path, start)
-    sim.mods.close()
+    mods_of(sim).close()
     sim.close()
 
 
