@@ -217,8 +217,6 @@ class WaterGrid:
         (e.g. dispersive waves) goes after the substeps, on the same arrays; one acting per
         substep goes after the momentum phase in the traversals' `advance`."""
         self._pour(dt)
-        for name in ARRAYS:      # the traversals are compiled for writable arrays
-            getattr(self, name).flags.writeable = True
         status, t, n, inflow = schedule.advance(self.h, self.bed, self.u, self.w, self.ax, self.az, self._sides,
                                                 self._side_eta, self.parameters(), float(dt), self._scratch)
         self.substeps = n

@@ -33,3 +33,25 @@ def test_mods_use_only_public_simulation_api():
                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                and n.value.id in ("sim", "simulation") and n.attr.startswith("_")]
     assert private == []
+
+
+def test_reading_the_water_grid_changes_nothing():
+    """WaterGrid is plain data: its accessors read, and a step leaves its arrays writable and in place."""
+    import numpy as np
+
+    from engine import Simulation
+    from engine.levels import parse_level
+    sim = Simulation(parse_level("[pool]\nsize = [0.5, 0.4]\ncell = 0.05\n[water]\nlevel = 0.2\n"))
+    g = sim.water
+    names = ("h", "bed", "u", "w", "ax", "az")
+    arrays = {n: getattr(g, n) for n in names}
+    copies = {n: a.copy() for n, a in arrays.items()}
+    scalars = {k: v for k, v in vars(g).items() if not isinstance(v, np.ndarray) and not k.startswith("_")}
+    _ = (g.h.sum(), g.eta, g.shape, g.volume(), g.velocity_at(0.2, 0.2), g.parameters(),
+         [g.read(n) for n in names])
+    assert {k: v for k, v in vars(g).items() if k in scalars} == scalars
+    for n in names:
+        assert getattr(g, n) is arrays[n] and arrays[n].flags.writeable
+        assert np.array_equal(arrays[n], copies[n])
+    sim.step(2)
+    assert all(getattr(g, n) is arrays[n] and arrays[n].flags.writeable for n in names)
