@@ -68,6 +68,8 @@ def _bodies() -> None:
     sim.spawn_bottle((0.1, 0.4, 0.3), (0.0, -4.0, 0.0))
     sim.spawn_bottle((0.72, 0.45, 0.3), (3.0, 0.0, 0.0), orientation=(0.7071, 0.0, 0.0, 0.7071))
     sim.step(6)
+    from engine.render.vertex_arrays import quat_to_matrices
+    quat_to_matrices(sim.body_store.quat[:3])     # the renderer's body frames
     sim.close()
 
 

@@ -412,14 +412,11 @@ class Game:
             q = quat_from_to(np.array([0.0, 1.0, 0.0]), d)   # neck first
             e = sim.spawn_bottle(p, v, w, q, fill=item.fill, sealed=item.sealed)
         else:
-            if not hasattr(sim, "spawn_body"):
-                self.notice("this engine build cannot spawn objects yet (no Simulation.spawn_body)")
-                return None
-            from engine.levels.setup import body_arguments, call_spawn_body
+            from engine.levels.setup import body_arguments
             kw = body_arguments(sim.level, item.obj)
             kw.update(position=tuple(p), velocity=tuple(v), angular_velocity=tuple(w),
                       orientation=(1.0, 0.0, 0.0, 0.0))
-            e = call_spawn_body(sim, **kw)
+            e = sim.spawn_body(**kw)
         self.last_throw = e
         self.goal.threw(e)
         return e
@@ -824,5 +821,3 @@ class Game:
         except (KeyError, AttributeError):
             return 1.0
 
-    def state_summary(self) -> dict[str, Any]:
-        return {"time": self.sim.time, "steps": self.sim.steps, "paused": self.paused, "speed": self.speed}

@@ -6,7 +6,6 @@ the renderer draws in a window.
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 from pathlib import Path
@@ -87,11 +86,7 @@ def record_args(level_path: str | Path, mods: list[str], out: str | Path) -> arg
 def run(level_path: str | Path, mods: list[str] | None = None, out: str | Path = DEFAULT_OUT) -> int:
     """Record the demo clip; print where it went; return an exit code."""
     args = record_args(level_path, list(mods or ()), out)
-    try:
-        from game.record import record
-    except ImportError as exc:
-        print(f"bottles play: cannot record a demo clip: the recorder is not available ({exc})", file=sys.stderr)
-        return 1
+    from game.record import record
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     code = int(record(args) or 0)
     if code == 0:

@@ -27,7 +27,7 @@ class GoalTracker:
         from engine import events as ev
         from engine.components import Bottle
         self.sim = sim
-        self.spec = sim.level.goal if hasattr(sim.level, "goal") else None
+        self.spec = sim.level.goal
         self.kind = self.spec.kind if self.spec is not None else "none"
         with sim._context():
             self.level_bottles = {e for e, _ in esper.get_component(Bottle)}

@@ -170,10 +170,7 @@ def apply_throw(sim: Any, th: Throw) -> int:
     """Spawn one thrown body."""
     if th.kind == "bottle":
         return sim.spawn_bottle(th.position, th.velocity, th.angular_velocity, fill=th.fill)
-    if hasattr(sim, "spawn_body"):
-        return sim.spawn_body(th.kind, position=th.position, velocity=th.velocity,
-                              angular_velocity=th.angular_velocity)
-    raise RecordError(f"throw kind {th.kind!r}: this build can only throw bottles")
+    return sim.spawn_body(th.kind, position=th.position, velocity=th.velocity, angular_velocity=th.angular_velocity)
 
 
 def _load_mods(sim: Any, paths: list[str], level_mods: bool = False) -> None:

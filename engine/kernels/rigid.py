@@ -17,15 +17,15 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def quat_to_matrix(q):
-    """Rotation matrix of a unit quaternion (w, x, y, z)."""
+# Each helper is written once, in place (out = ...): the per-body loops fill scratch arrays made
+# once per call; the allocating forms below wrap them for code that wants a fresh array.
+@njit(cache=True, inline="always")
+def _qmat_into(q, r):
+    """r = the rotation matrix of the unit quaternion q = (w, x, y, z)."""
     w, x, y, z = q[0], q[1], q[2], q[3]
-    r = np.empty((3, 3))
     r[0, 0] = 1.0 - 2.0 * (y * y + z * z); r[0, 1] = 2.0 * (x * y - w * z); r[0, 2] = 2.0 * (x * z + w * y)
     r[1, 0] = 2.0 * (x * y + w * z); r[1, 1] = 1.0 - 2.0 * (x * x + z * z); r[1, 2] = 2.0 * (y * z - w * x)
     r[2, 0] = 2.0 * (x * z - w * y); r[2, 1] = 2.0 * (y * z + w * x); r[2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    return r
 
 
 @njit(cache=True, inline="always")
@@ -43,59 +43,6 @@ def _sandwich_into(r, m, t, out):
             for k in range(3):
                 acc += t[i, k] * r[j, k]
             out[i, j] = acc
-
-
-@njit(cache=True)
-def _sandwich(r, m):
-    """R M R^T for 3x3 matrices (explicit loops: numba's @ needs SciPy's BLAS)."""
-    out = np.zeros((3, 3))
-    _sandwich_into(r, m, np.zeros((3, 3)), out)
-    return out
-
-
-@njit(cache=True)
-def _mv(m, v):
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = m[i, 0] * v[0] + m[i, 1] * v[1] + m[i, 2] * v[2]
-    return out
-
-
-@njit(cache=True)
-def _rotate_quat(q, w, h):
-    """exp(h w / 2) q: rotate q by the angle |w| h about w (world axis); normalised."""
-    wx, wy, wz = w[0] * h, w[1] * h, w[2] * h
-    ang = np.sqrt(wx * wx + wy * wy + wz * wz)
-    out = np.empty(4)
-    if ang < 1e-300:
-        out[:] = q
-        return out
-    s = np.sin(0.5 * ang) / ang
-    dw, dx, dy, dz = np.cos(0.5 * ang), wx * s, wy * s, wz * s
-    out[0] = dw * q[0] - dx * q[1] - dy * q[2] - dz * q[3]
-    out[1] = dw * q[1] + dx * q[0] + dy * q[3] - dz * q[2]
-    out[2] = dw * q[2] - dx * q[3] + dy * q[0] + dz * q[1]
-    out[3] = dw * q[3] + dx * q[2] - dy * q[1] + dz * q[0]
-    nrm = np.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2 + out[3] ** 2)
-    return out / nrm
-
-
-@njit(cache=True)
-def _world_inverse(q, inv_ib):
-    return _sandwich(quat_to_matrix(q), inv_ib)
-
-
-# In-place twins of the helpers above, same operations in the same order (bitwise the same
-# results): the per-body loops below fill scratch arrays made once per call instead of allocating
-# a dozen small arrays per body.
-@njit(cache=True, inline="always")
-def _qmat_into(q, r):
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    r[0, 0] = 1.0 - 2.0 * (y * y + z * z); r[0, 1] = 2.0 * (x * y - w * z); r[0, 2] = 2.0 * (x * z + w * y)
-    r[1, 0] = 2.0 * (x * y + w * z); r[1, 1] = 1.0 - 2.0 * (x * x + z * z); r[1, 2] = 2.0 * (y * z - w * x)
-    r[2, 0] = 2.0 * (x * z - w * y); r[2, 1] = 2.0 * (y * z + w * x); r[2, 2] = 1.0 - 2.0 * (x * x + y * y)
-
-
 
 
 @njit(cache=True, inline="always")
@@ -121,6 +68,49 @@ def _rotate_quat_into(q, w, h, out):
     o3 = dw * q[3] + dx * q[2] - dy * q[1] + dz * q[0]
     nrm = np.sqrt(o0 ** 2 + o1 ** 2 + o2 ** 2 + o3 ** 2)
     out[0] = o0 / nrm; out[1] = o1 / nrm; out[2] = o2 / nrm; out[3] = o3 / nrm
+
+
+@njit(cache=True)
+def quat_to_matrix(q):
+    """Rotation matrix of a unit quaternion (w, x, y, z)."""
+    r = np.empty((3, 3))
+    _qmat_into(q, r)
+    return r
+
+
+@njit(cache=True)
+def quat_to_matrices(quat, out):
+    """out[i] = the rotation matrix of quat[i], for every row of an (n, 4) array (out: (n, 3, 3))."""
+    for i in range(quat.shape[0]):
+        _qmat_into(quat[i], out[i])
+
+
+@njit(cache=True)
+def _sandwich(r, m):
+    """R M R^T for 3x3 matrices (explicit loops: numba's @ needs SciPy's BLAS)."""
+    out = np.zeros((3, 3))
+    _sandwich_into(r, m, np.zeros((3, 3)), out)
+    return out
+
+
+@njit(cache=True)
+def _mv(m, v):
+    out = np.empty(3)
+    _mv_into(m, v, out)
+    return out
+
+
+@njit(cache=True)
+def _rotate_quat(q, w, h):
+    """exp(h w / 2) q: rotate q by the angle |w| h about w (world axis); normalised."""
+    out = np.empty(4)
+    _rotate_quat_into(q, w, h, out)
+    return out
+
+
+@njit(cache=True)
+def _world_inverse(q, inv_ib):
+    return _sandwich(quat_to_matrix(q), inv_ib)
 
 
 @njit(cache=True)

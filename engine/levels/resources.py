@@ -36,10 +36,7 @@ def resolve(name: str, level_path: Path | None) -> Path:
 
 def read_heightmap(path: Path) -> NDArray[np.float64]:
     """Load a greyscale image as values in [0, 1], row 0 first (row 0 lies at z = 0)."""
-    try:
-        from PIL import Image, UnidentifiedImageError
-    except ImportError as exc:  # pragma: no cover - Pillow is a dependency
-        raise ResourceError(f"reading heightmaps needs Pillow ({exc}); pip install pillow") from None
+    from PIL import Image, UnidentifiedImageError
     if not path.is_file():
         raise ResourceError(f"no such image {path} (paths are relative to the level file)")
     if path.stat().st_size > MAX_IMAGE_BYTES:

@@ -1,7 +1,6 @@
 """Put a level's contents into a fresh Simulation: its bed, bottles, objects and wave makers."""
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,30 +69,17 @@ def body_arguments(level: "Level", spec: Any) -> dict[str, Any]:
     return kw
 
 
-def call_spawn_body(sim: "Simulation", **kw: Any) -> int:
-    """Call sim.spawn_body with the arguments it accepts (the bodies API may take fewer)."""
-    fn = sim.spawn_body  # type: ignore[attr-defined]
-    params = inspect.signature(fn).parameters
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        kw = {k: v for k, v in kw.items() if k in params}
-    return fn(**kw)
-
-
 def spawn_objects(sim: "Simulation") -> list[int]:
-    """Spawn the level's [[object]] bodies; without sim.spawn_body, note them in sim.failures."""
+    """Spawn the level's [[object]] bodies."""
     level = sim.level
     if not level.objects:
-        return []
-    if not hasattr(sim, "spawn_body"):
-        sim.failures.append(f"{len(level.objects)} level object(s) not spawned: this build of the engine "
-                            "has no Simulation.spawn_body yet")
         return []
     out = []
     for spec in level.objects:
         kw = body_arguments(level, spec)
         kw.update(position=spec.position, velocity=spec.velocity, angular_velocity=spec.angular_velocity,
                   orientation=spec.orientation)
-        out.append(call_spawn_body(sim, **kw))
+        out.append(sim.spawn_body(**kw))
     return out
 
 
@@ -103,8 +89,6 @@ def spawn_throwable(sim: "Simulation", spec: Any, position: Any, velocity: Any =
     if spec.kind == "bottle":
         return sim.spawn_bottle(position, velocity, angular_velocity, fill=spec.fill or 0.0,
                                 sealed=True if spec.sealed is None else spec.sealed, model=spec.model_name)
-    if not hasattr(sim, "spawn_body"):
-        raise RuntimeError(f'cannot throw "{spec.name}": this build of the engine has no Simulation.spawn_body')
     kw = body_arguments(sim.level, spec)
     kw.update(position=tuple(position), velocity=tuple(velocity), angular_velocity=tuple(angular_velocity))
-    return call_spawn_body(sim, **kw)
+    return sim.spawn_body(**kw)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import re
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -234,8 +234,3 @@ class Program:
     def delete(self) -> None:
         if self.program.id is not None:
             self.program.delete()
-
-
-def link_all(groups: Iterable[Sequence[str]]) -> dict[str, Program]:
-    """Link each group of shader file names; return them by the first file's stem."""
-    return {Path(names[0]).stem: Program(*names) for names in groups}

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine import events as ev
-from engine.render import meshes
+from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
@@ -162,9 +162,9 @@ class Renderer:
         self.tile_diffuse = self._material(self.look.walls)
         self.bed_diffuse = self._material(self.look.bed)
         self.obstacle_diffuse = self._material(self.look.obstacles)
-        basin = meshes.pool_mesh(self.pool_size, level.pool.wall_height)
-        solids = [meshes.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
-        bed = meshes.bed_mesh(self._terrain_bed(level, water), self.dx)
+        basin = va.pool_mesh(self.pool_size, level.pool.wall_height)
+        solids = [va.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
+        bed = va.bed_mesh(self._terrain_bed(level, water), self.dx)
         self.pool_mesh = Mesh(np.concatenate([basin, bed, *solids]), [3, 3, 2, 1])
         self.machine_mesh = Mesh(np.zeros((0, 9), np.float32), [3, 3, 2, 1])
         self.sky_tex = CubeMap(cube_faces(level.sky))
@@ -215,9 +215,9 @@ class Renderer:
             phase = 2.0 * math.pi * t / m.period + math.radians(m.phase)
             if m.kind == "paddle":
                 offset = (m.width if m.width is not None else 0.3) + env * 0.5 * (m.stroke or 0.0) * math.sin(phase)
-                parts.append(meshes.paddle_mesh(m, self.pool_size, offset, top))
+                parts.append(va.paddle_mesh(m, self.pool_size, offset, top))
             elif m.position is not None:
-                parts.append(meshes.source_mesh(m, 0.0, max(level.water.level - 0.06, 0.02)))
+                parts.append(va.source_mesh(m, 0.0, max(level.water.level - 0.06, 0.02)))
         return np.concatenate(parts) if parts else np.zeros((0, 9), np.float32)
 
     def _surface(self, x: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -251,23 +251,23 @@ class Renderer:
 
     # -- meshes ----------------------------------------------------------------------------
     def _fallback_models(self) -> None:
-        v, t = meshes.bottle_mesh()
+        v, t = va.bottle_mesh()
         self.bottle_verts = v[:, :3].astype(np.float64)
-        self.body_meshes["bottle"] = Mesh(meshes.with_bary(v, t), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
-        lv, lt = meshes.liquid_mesh()
-        self.body_meshes["liquid"] = Mesh(meshes.with_bary(lv, lt), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
-        self.inner_samples = meshes.inner_samples()
+        self.body_meshes["bottle"] = Mesh(va.with_bary(v, t), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        lv, lt = va.liquid_mesh()
+        self.body_meshes["liquid"] = Mesh(va.with_bary(lv, lt), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        self.inner_samples = va.inner_samples()
         self.shard_verts = []
         for s in range(N_SHARD_SHAPES):
-            sv, st = meshes.shard_shape(s)
+            sv, st = va.shard_shape(s)
             self.shard_verts.append(sv)
-            self.body_meshes[("shard", s)] = Mesh(meshes.flat_shade(sv, st), [3, 3, 3],
+            self.body_meshes[("shard", s)] = Mesh(va.flat_shade(sv, st), [3, 3, 3],
                                                   instance_layout=[4, 4, 4, 4, 4, 1])
         box = np.array([[x, y, z] for x in (-.05, .05) for y in (-.05, .05) for z in (-.05, .05)])
         faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6),
                  (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
         self.prop_verts = box
-        self.body_meshes["prop"] = Mesh(meshes.flat_shade(box, faces), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        self.body_meshes["prop"] = Mesh(va.flat_shade(box, faces), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
 
     def _model_mesh(self, mid: int, model: Any, flat: bool) -> tuple[Mesh, NDArray[np.float64]]:
         key = ("model", mid, flat)      # model ids are append-only: an id never changes meaning
@@ -275,7 +275,7 @@ class Renderer:
         if key not in self.body_meshes:
             tris = np.asarray(model.triangles, int)
             if flat:
-                data = meshes.flat_shade(verts, tris)
+                data = va.flat_shade(verts, tris)
             else:
                 nrm = np.zeros_like(verts)
                 p = verts[tris]
@@ -283,7 +283,7 @@ class Renderer:
                 for c in range(3):
                     np.add.at(nrm, tris[:, c], fn)
                 nrm /= np.linalg.norm(nrm, axis=1, keepdims=True) + 1e-12
-                data = meshes.with_bary(np.c_[verts, nrm].astype(np.float32), tris.astype(np.uint32))
+                data = va.with_bary(np.c_[verts, nrm].astype(np.float32), tris.astype(np.uint32))
             self.body_meshes[key] = Mesh(data, [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
         return self.body_meshes[key], verts
 
@@ -303,7 +303,7 @@ class Renderer:
         if len(slots) == 0:
             return out
         pos = np.asarray(store.pos[slots], float)
-        rot = meshes.quat_to_matrices(store.quat[slots])
+        rot = va.quat_to_matrices(store.quat[slots])
         kinds = np.asarray(store.kind[slots], int)
         dist = np.linalg.norm(pos - eye, axis=1)
         models = getattr(store, "models", None)
@@ -330,11 +330,11 @@ class Renderer:
                 mesh, verts = self.body_meshes[kind], (self.bottle_verts if kind == "bottle" else self.prop_verts)
             lo, hi = verts.min(0), verts.max(0)
             for j in idx:
-                corners = meshes.box_lines(lo, hi) @ rot[j].T + pos[j]
+                corners = va.box_lines(lo, hi) @ rot[j].T + pos[j]
                 self.body_boxes.append(corners)
             tint = {"bottle": GLASS_TINT, "shard": SHARD_TINT}.get(kind, PROP_TINT)
             inst = np.empty((len(idx), 21), np.float32)
-            inst[:, :16] = meshes.model_matrices(rot[idx], pos[idx])
+            inst[:, :16] = va.model_matrices(rot[idx], pos[idx])
             inst[:, 16:20] = tint
             inst[:, 20] = -1e9
             if kind == "bottle":
@@ -351,11 +351,11 @@ class Renderer:
                     samples = samples * ext + shift
                     scale = np.repeat(ext[None, :], len(idx), 0)
                     lpos = pos[idx] + rot[idx] @ shift
-                levels = meshes.fill_levels(samples, rot[idx], pos[idx], frac)
+                levels = va.fill_levels(samples, rot[idx], pos[idx], frac)
                 inst[:, 20] = levels
                 if (frac > 0).any():
                     linst = inst.copy()
-                    linst[:, :16] = meshes.model_matrices(rot[idx], lpos, scale)
+                    linst[:, :16] = va.model_matrices(rot[idx], lpos, scale)
                     out["liquid"].append((self.body_meshes["liquid"], linst[frac > 0], 0.0))
                 out["glass"].append((mesh, inst, 0.0))
             elif kind == "shard":
@@ -715,7 +715,7 @@ class Renderer:
             speed = np.linalg.norm(vec, axis=1)
             reach = s * self.dx * 1.6
             vec *= (np.minimum(speed * 0.5, reach) / np.maximum(speed, 1e-9))[:, None]
-            seg = meshes.arrow_lines(start, vec)
+            seg = va.arrow_lines(start, vec)
             t = np.clip(speed / 0.5, 0, 1)
             col = np.c_[0.2 + 0.8 * t, 1.0 - 0.7 * t, 0.2 * (1 - t)]
             return np.c_[seg, np.repeat(col, 6, 0)].astype(np.float32)
@@ -829,8 +829,4 @@ class Renderer:
             self.legend_tex.delete()
 
 
-def screen_aspect(width: int, height: int) -> float:
-    return width / max(height, 1)
-
-
-__all__ = ["Renderer", "DEBUG_VIEWS", "math"]
+__all__ = ["Renderer", "DEBUG_VIEWS"]

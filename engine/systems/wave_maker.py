@@ -1,7 +1,6 @@
 """WaveMakers: the level's paddles and periodic sources drive the water each step."""
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Sequence
 
@@ -46,8 +45,6 @@ class WaveMakers(System):
         size = (nx * dx, nz * dx)
         self.masks = [self._paddle_mask(m, nx, nz, dx, size) if m.kind == "paddle"
                       else ("", np.zeros(0, bool), 0.0, np.zeros(0)) for m in self.makers]
-        params = inspect.signature(w.add_volume).parameters
-        self._radius_kw = "radius" in params
 
     @staticmethod
     def _paddle_mask(m: WaveMakerSpec, nx: int, nz: int, dx: float,
@@ -112,7 +109,4 @@ class WaveMakers(System):
                 # midpoint of the step: the exact integral of a sine to second order
                 volume = self.source_rate(m, t + 0.5 * dt) * dt
                 x, z = m.position
-                if self._radius_kw:
-                    w.add_volume(x, z, volume, radius=m.radius if m.radius is not None else 0.15)
-                else:
-                    w.add_volume(x, z, volume)
+                w.add_volume(x, z, volume, radius=m.radius if m.radius is not None else 0.15)

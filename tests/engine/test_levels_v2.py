@@ -217,25 +217,15 @@ def test_objects_resolve_material_and_spawn():
         def __init__(self) -> None:
             self.level, self.failures = level, []
 
-        def spawn_body(self, model, density, position, velocity=(0, 0, 0), *, size=None, radius=None):
-            calls.append((model, density, tuple(position), size, radius))
+        def spawn_body(self, model, density, position, velocity=(0, 0, 0), angular_velocity=(0, 0, 0),
+                       orientation=(1, 0, 0, 0), *, size=None, radius=None, scale=1.0, restitution=None,
+                       friction=None):
+            calls.append((model, density, tuple(position), size, radius, restitution, friction))
             return len(calls)
 
     assert spawn_objects(Fake()) == [1, 2]  # type: ignore[arg-type]
-    assert calls == [("box", 50.0, (1.0, 0.5, 0.5), (0.4, 0.2, 0.2), None),
-                     ("sphere", 900.0, (0.5, 0.5, 0.5), None, 0.1)]
-
-
-def test_objects_without_a_body_engine_are_reported_not_fatal():
-    level = parse_level(POOL + '[[object]]\nmodel = "box"\ndensity = 500\nposition = [1.0, 0.5, 0.5]\n')
-
-    class Bare:
-        def __init__(self) -> None:
-            self.level, self.failures = level, []
-
-    bare = Bare()
-    assert spawn_objects(bare) == []  # type: ignore[arg-type]
-    assert "no Simulation.spawn_body" in bare.failures[0]
+    assert calls == [("box", 50.0, (1.0, 0.5, 0.5), (0.4, 0.2, 0.2), None, level.physics.restitution, 0.3),
+                     ("sphere", 900.0, (0.5, 0.5, 0.5), None, 0.1, 0.4, steel.friction)]
 
 
 def test_objects_spawn_in_the_simulation():

@@ -10,7 +10,7 @@ import pytest
 
 from engine.levels.features import ObstacleSpec, TerrainSpec, WaveMakerSpec
 from engine.levels.schema import Level, LookSpec, PoolSpec, WaterSpec
-from engine.render import meshes
+from engine.render import vertex_arrays as va
 from engine.render.camera import OrbitCamera
 from engine.terrain import obstacle_height
 
@@ -30,7 +30,7 @@ def test_obstacle_mesh_tops_lie_on_the_obstacle_the_water_sees(ob):
     footprint that engine.terrain puts into the water's bed, at the same height there (a ramp's
     top is the plane through heights[0] and heights[1]). Sides are vertical (normal.y = 0)."""
     size = (2.0, 1.6)
-    v = meshes.obstacle_mesh(ob, size)
+    v = va.obstacle_mesh(ob, size)
     pos, nrm = v[:, :3].astype(float), v[:, 3:6].astype(float)
     top = nrm[:, 1] > 0.5
     sides = np.abs(nrm[:, 1]) < 1e-6
@@ -45,7 +45,7 @@ def test_obstacle_mesh_tops_lie_on_the_obstacle_the_water_sees(ob):
 
 def test_a_pillar_is_round():
     """Side vertices of a pillar are at its radius from its axis: |(x, z) - c| = r."""
-    v = meshes.cylinder((0.5, 0.7), 0.2, 0.4)
+    v = va.cylinder((0.5, 0.7), 0.2, 0.4)
     side = np.abs(v[:, 4]) < 1e-6
     r = np.hypot(v[side, 0] - 0.5, v[side, 2] - 0.7)
     assert np.allclose(r, 0.2, atol=1e-6)

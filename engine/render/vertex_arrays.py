@@ -1,4 +1,5 @@
-"""Mesh builders in pure numpy (no GL): the pool, a lathed bottle, shards, debug lines.
+"""Vertex arrays for drawing, built in pure numpy (no GL): the pool, the bottle and its held water, shards,
+debug lines. (The physics' meshes, volumes and mass properties are engine.meshes.)
 
 Vertex arrays are float32 and interleaved; each builder documents its layout. World units are
 metres, y up, the pool floor at y = 0 and its corner at x = z = 0.
@@ -167,42 +168,6 @@ def _cliff_sides(b: NDArray, axis: int, dx: float, cliff: float, t: float) -> ND
     return _quads(corner(pa, lo), corner(pb, lo), corner(pb, hi), corner(pa, hi), n, uv, 0.0)
 
 
-def lathe(profile: ArrayLike, segments: int = 24, cap_top: bool = False
-          ) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
-    """Revolve a (radius, y) profile about the y axis; return (vertices (n, 6) pos+normal, triangles).
-
-    Normals are smooth around the axis and follow the profile's slope.
-    """
-    prof = np.asarray(profile, float)
-    r, y = prof[:, 0], prof[:, 1]
-    m = len(prof)
-    # profile tangent -> outward normal in the (r, y) plane
-    dr = np.gradient(r)
-    dy = np.gradient(y)
-    nr, ny = dy, -dr
-    ln = np.hypot(nr, ny) + 1e-12
-    nr, ny = nr / ln, ny / ln
-    a = np.linspace(0.0, 2.0 * math.pi, segments, endpoint=False)
-    ca, sa = np.cos(a), np.sin(a)
-    pos = np.stack([r[:, None] * ca[None, :], np.repeat(y[:, None], segments, 1), r[:, None] * sa[None, :]], -1)
-    nor = np.stack([nr[:, None] * ca[None, :], np.repeat(ny[:, None], segments, 1), nr[:, None] * sa[None, :]], -1)
-    verts = np.concatenate([pos.reshape(-1, 3), nor.reshape(-1, 3)], 1)
-    tris = []
-    for j in range(m - 1):
-        for s in range(segments):
-            a0 = j * segments + s
-            a1 = j * segments + (s + 1) % segments
-            b0 = (j + 1) * segments + s
-            b1 = (j + 1) * segments + (s + 1) % segments
-            tris += [(a0, b1, a1), (a0, b0, b1)]
-    if cap_top:
-        c = len(verts)
-        verts = np.vstack([verts, [[0.0, y[-1], 0.0, 0.0, 1.0, 0.0]]])
-        top = (m - 1) * segments
-        tris += [(top + s, c, top + (s + 1) % segments) for s in range(segments)]
-    return verts.astype(F32), np.asarray(tris, np.uint32)
-
-
 def _bottle() -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
     """The bottle of content/models (the one the physics uses): outer vertices and triangles,
     cavity profile (r, y), all in a frame centred on the outer solid's centroid."""
@@ -231,8 +196,17 @@ def inner_profile() -> NDArray[np.float64]:
 
 
 def liquid_mesh(segments: int = 20) -> tuple[NDArray[np.float32], NDArray[np.uint32]]:
-    """Return the closed inner surface that held water fills (vertices (n, 6), triangles)."""
-    return lathe(inner_profile(), segments, cap_top=True)
+    """Return the closed inner surface that held water fills (vertices (n, 6) position + smooth
+    normal, triangles): the cavity profile lathed (engine.meshes.lathe), closed on the axis at
+    both ends."""
+    from engine.meshes import lathe, vertex_normals
+    prof = inner_profile()
+    if prof[0, 0] != 0.0:
+        prof = np.vstack([[0.0, prof[0, 1]], prof])
+    if prof[-1, 0] != 0.0:
+        prof = np.vstack([prof, [0.0, prof[-1, 1]]])
+    v, t = lathe(prof, segments)
+    return np.c_[v, vertex_normals(v, t)].astype(F32), t.astype(np.uint32)
 
 
 def inner_samples(n: int = 1200, seed: int = 1) -> NDArray[np.float64]:
@@ -333,15 +307,14 @@ def arrow_lines(starts: NDArray[np.float64], vectors: NDArray[np.float64], head:
 
 
 def quat_to_matrices(q: ArrayLike) -> NDArray[np.float64]:
-    """Return rotation matrices (n, 3, 3) of unit quaternions (n, 4) given as (w, x, y, z)."""
+    """Return rotation matrices (n, 3, 3) of quaternions (n, 4) given as (w, x, y, z), normalised
+    first (the physics' own quat_to_matrix, engine.kernels.rigid, row by row)."""
+    from engine.kernels.rigid import quat_to_matrices as fill
     q = np.asarray(q, float).reshape(-1, 4)
-    q = q / (np.linalg.norm(q, axis=1, keepdims=True) + 1e-300)
-    w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], 1)
+    q = np.ascontiguousarray(q / (np.linalg.norm(q, axis=1, keepdims=True) + 1e-300))
+    out = np.empty((len(q), 3, 3))
+    fill(q, out)
+    return out
 
 
 def model_matrices(rot: NDArray[np.float64], pos: NDArray[np.float64], scale: NDArray[np.float64] | None = None
