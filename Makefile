@@ -3,12 +3,17 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: play test bench setup clean
+.PHONY: play test test-all lint bench setup clean
 
 play: $(STAMP)
 	$(VENV)/bin/bottles play
 
+# A local `make test` leaves out the slowest physics cases (tests/conftest.py SLOW); in CI (CI set)
+# it runs everything, as `make test-all` does anywhere.
 test: $(STAMP)
+	PYGLET_HEADLESS=true $(PY) -m pytest -q $(if $(CI),,-m "not slow")
+
+test-all: $(STAMP)
 	PYGLET_HEADLESS=true $(PY) -m pytest -q
 
 bench: $(STAMP)
