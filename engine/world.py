@@ -238,10 +238,10 @@ class Simulation:
         Bodies push water aside by raising h where they sit (the covered-height field), so
         `water.volume()` counts the water plus what the bodies displace; this is the second part.
         """
-        try:
-            return float(getattr(self.get_system("CoupleWater"), "displaced", 0.0))
-        except KeyError:
-            return 0.0
+        for s in self._systems:
+            if isinstance(s, CoupleWater):
+                return float(s.displaced)
+        return 0.0
 
     def total_water(self) -> float:
         """All water in the simulation, m^3: the pool, water held in bottles, water in flight.

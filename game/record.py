@@ -238,7 +238,7 @@ def record(args: argparse.Namespace) -> int:
         errors = renderer.errors()
         if errors:
             print(f"bottles record: GL errors: {', '.join(errors)}", file=sys.stderr)
-        failures = list(getattr(sim, "failures", []))
+        failures = list(sim.failures)
         for fail in failures:
             print(f"warning: {fail}", file=sys.stderr)
             tb = traceback_for(fail)
