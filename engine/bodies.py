@@ -45,6 +45,30 @@ BOTTLE_COUPLING_SEGMENTS = 15  # the water sees a bottle re-lathed at this many 
 class BodyStore:
     """Positions, velocities, orientations and mass properties of every body, one row per slot."""
 
+    # the per-slot arrays (see above), `capacity` rows each, made and grown by _alloc
+    pos: NDArray[np.float64]
+    vel: NDArray[np.float64]
+    angvel: NDArray[np.float64]
+    force: NDArray[np.float64]
+    torque: NDArray[np.float64]
+    quat: NDArray[np.float64]
+    mass: NDArray[np.float64]
+    inv_mass: NDArray[np.float64]
+    volume: NDArray[np.float64]
+    held_water: NDArray[np.float64]
+    inner_volume: NDArray[np.float64]
+    submerged: NDArray[np.float64]
+    restitution: NDArray[np.float64]
+    friction: NDArray[np.float64]
+    radius: NDArray[np.float64]
+    sleep: NDArray[np.float64]
+    inertia: NDArray[np.float64]
+    inv_inertia: NDArray[np.float64]
+    alive: NDArray[np.bool_]
+    kind: NDArray[np.int8]
+    model_id: NDArray[np.int32]
+    group: NDArray[np.int64]
+
     def __init__(self, capacity: int = 64) -> None:
         self.n = 0
         self.capacity = 0

@@ -55,3 +55,48 @@ def test_reading_the_water_grid_changes_nothing():
         assert np.array_equal(arrays[n], copies[n])
     sim.step(2)
     assert all(getattr(g, n) is arrays[n] and arrays[n].flags.writeable for n in names)
+
+
+def test_the_simulation_times_its_systems_without_changing_them():
+    """sim.timings (the one per-system profiler: the HUD and `bottles bench` read it) gathers each
+    system's seconds, and a timed run gives the same bits as an untimed one."""
+    from engine import Simulation
+    from engine.levels import parse_level
+    text = "[pool]\nsize = [0.6, 0.4]\ncell = 0.05\n[water]\nlevel = 0.2\n"
+    runs = []
+    for timed in (False, True):
+        sim = Simulation(parse_level(text))
+        sim.spawn_bottle((0.3, 0.35, 0.2), velocity=(0.2, -1.0, 0.0))
+        if timed:
+            sim.timings = {}
+        sim.step(6)
+        runs.append(sim.fingerprint())
+        if timed:
+            assert sorted(sim.timings) == sorted(sim.system_names())
+            assert all(t > 0.0 for t in sim.timings.values())
+        sim.close()
+    assert runs[0] == runs[1]
+
+
+def test_a_system_removed_during_a_step_does_not_run_again():
+    from engine import Simulation
+    from engine.levels import parse_level
+    from engine.systems import System
+    ran: list[str] = []
+
+    class Remover(System):
+        def process(self, dt: float) -> None:
+            ran.append(self.name)
+            if "Later" in self.sim.system_names():
+                self.sim.remove_system("Later")
+
+    class Later(System):
+        def process(self, dt: float) -> None:
+            ran.append(self.name)
+
+    sim = Simulation(parse_level("[pool]\nsize = [0.4, 0.4]\ncell = 0.05\n"))
+    sim.add_system(Remover())
+    sim.add_system(Later())
+    sim.step(2)
+    assert ran == ["Remover", "Remover"]
+    assert sim.system_names()[-1] == "Remover"
