@@ -125,7 +125,3 @@ class LoadingScreen:
         frac = prep.fraction if prep.finished else (prep.done + 0.25) / max(prep.total, 1)
         self.bar.x, self.bar.y, self.bar.width, self.bar.height = cx - bw / 2 + 2, cy - 8, max((bw - 4) * frac, 1), 12
         self.batch.draw()
-
-
-def make_screen() -> Any:
-    return LoadingScreen()

@@ -80,27 +80,6 @@ def _water_velocity_scaled(u, w, gx, gz):
     return uu, ww
 
 
-@njit(cache=True, inline="always")
-def _water_velocity_inside(u, w, gx, gz):
-    """_water_velocity_scaled for 0.5 <= gx, gz < n - 2 (cell units), where none of its clamps
-    bite: the same values without them."""
-    fz = gz - 0.5
-    i0 = int(gx)
-    k0 = int(fz)
-    tx = gx - i0
-    tz = fz - k0
-    uu = ((1.0 - tz) * ((1.0 - tx) * u[k0, i0] + tx * u[k0, i0 + 1])
-          + tz * ((1.0 - tx) * u[k0 + 1, i0] + tx * u[k0 + 1, i0 + 1]))
-    fx = gx - 0.5
-    i0 = int(fx)
-    k0 = int(gz)
-    tx = fx - i0
-    tz = gz - k0
-    ww = ((1.0 - tz) * ((1.0 - tx) * w[k0, i0] + tx * w[k0, i0 + 1])
-          + tz * ((1.0 - tx) * w[k0 + 1, i0] + tx * w[k0 + 1, i0 + 1]))
-    return uu, ww
-
-
 RING_SAMPLES = 16
 
 
@@ -186,12 +165,6 @@ def _ambient_planes(pos, radius, active, eta, h, split, dx, margin, planes):
 def _plane(planes, b, pos, x, z):
     return planes[b, 0] + planes[b, 1] * (x - pos[b, 0]) + planes[b, 2] * (z - pos[b, 2])
 
-
-@njit(cache=True, inline="always")
-def _xform(rot, com, lv, out, row):
-    """Write body-frame point lv, rotated and translated to world, into out[row]."""
-    for a in range(3):
-        out[row, a] = com[a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
 
 
 @njit(cache=True)

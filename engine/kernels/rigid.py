@@ -18,7 +18,7 @@ from numba import njit
 
 
 # Each helper is written once, in place (out = ...): the per-body loops fill scratch arrays made
-# once per call; the allocating forms below wrap them for code that wants a fresh array.
+# once per call instead of allocating small arrays per body.
 @njit(cache=True, inline="always")
 def _qmat_into(q, r):
     """r = the rotation matrix of the unit quaternion q = (w, x, y, z)."""
@@ -85,32 +85,8 @@ def quat_to_matrices(quat, out):
         _qmat_into(quat[i], out[i])
 
 
-@njit(cache=True)
-def _sandwich(r, m):
-    """R M R^T for 3x3 matrices (explicit loops: numba's @ needs SciPy's BLAS)."""
-    out = np.zeros((3, 3))
-    _sandwich_into(r, m, np.zeros((3, 3)), out)
-    return out
 
 
-@njit(cache=True)
-def _mv(m, v):
-    out = np.empty(3)
-    _mv_into(m, v, out)
-    return out
-
-
-@njit(cache=True)
-def _rotate_quat(q, w, h):
-    """exp(h w / 2) q: rotate q by the angle |w| h about w (world axis); normalised."""
-    out = np.empty(4)
-    _rotate_quat_into(q, w, h, out)
-    return out
-
-
-@njit(cache=True)
-def _world_inverse(q, inv_ib):
-    return _sandwich(quat_to_matrix(q), inv_ib)
 
 
 @njit(cache=True)
