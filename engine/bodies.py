@@ -298,7 +298,7 @@ class Body:
         r = quat_to_matrix(self.store.quat[self.slot])
         return np.asarray(p, float) @ r.T + self.store.pos[self.slot]
 
-    def mesh_world(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+    def mesh_world(self) -> tuple[NDArray[np.float64], NDArray[np.integer]]:
         """World-space vertices and the triangles of the body's model."""
         m = self.model
         return self.to_world(m.vertices), m.triangles
@@ -331,10 +331,10 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
                 radius: float | None = None, scale: float = 1.0) -> tuple[int, MassProperties]:
     """Model id and mass properties for "box", "sphere" or an OBJ (a name in content/models/ or a path)."""
     if model == "box":
-        s = tuple(float(x) for x in (size if size is not None else (0.3, 0.3, 0.3)))
+        s = meshes.vec3(size if size is not None else (0.3, 0.3, 0.3))
         key: tuple = ("box", s)
         v, t = meshes.box(s)
-        prims: tuple[Primitive, ...] | None = (Primitive(BOX, half=tuple(0.5 * x for x in s)),)  # type: ignore[arg-type]
+        prims: tuple[Primitive, ...] | None = (Primitive(BOX, half=meshes.vec3(0.5 * x for x in s)),)
         name = f"box {s[0]:g}x{s[1]:g}x{s[2]:g}"
     elif model == "sphere":
         r = float(radius if radius is not None else 0.1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from engine.paths import MODELS
 
 F64 = NDArray[np.float64]
-I32 = NDArray[np.int32]
+I32 = NDArray[np.integer]   # triangle vertex indices (int32 or int64)
 
 
 # -- mass properties ---------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def sphere(radius: float, subdivisions: int = 2) -> tuple[F64, I32]:
         mids: dict[tuple[int, int], int] = {}
         verts = list(v)
 
-        def mid(i: int, j: int) -> int:
+        def mid(i: int, j: int, mids: dict[tuple[int, int], int] = mids, verts: list = verts) -> int:
             key = (min(i, j), max(i, j))
             if key not in mids:
                 m = verts[i] + verts[j]
@@ -309,6 +309,12 @@ def read_obj(path: Path) -> dict[str, tuple[F64, I32]]:
 CAPSULE, BOX = 0, 1
 
 
+def vec3(v: Iterable[float]) -> tuple[float, float, float]:
+    """Three numbers as a tuple of floats (a point or a vector, m)."""
+    x, y, z = (float(c) for c in v)
+    return (x, y, z)
+
+
 @dataclass(frozen=True, slots=True)
 class Primitive:
     """A convex collision primitive in a model's frame: a capsule (segment a-b, radius) or an oriented
@@ -322,9 +328,8 @@ class Primitive:
 
     def shifted(self, d: F64) -> "Primitive":
         """The same primitive with its frame origin moved by d (coordinates minus d)."""
-        a = tuple(float(x) for x in np.asarray(self.a) - d)
-        b = tuple(float(x) for x in np.asarray(self.b) - d)
-        return Primitive(self.kind, a, b, self.radius, self.axes, self.half)  # type: ignore[arg-type]
+        return Primitive(self.kind, vec3(np.asarray(self.a) - d), vec3(np.asarray(self.b) - d), self.radius,
+                         self.axes, self.half)
 
     def pack(self) -> F64:
         """15 floats: capsule a, b, r; box centre (in a), axes (9), half (3) in the last slots."""
@@ -349,19 +354,19 @@ def fit_box(vertices: F64) -> Primitive:
     pca = vecs.T.copy()
     if np.linalg.det(pca) < 0:
         pca[2] *= -1.0
-    best = None
+    best: tuple[float, F64] | None = None
     for axes in (np.eye(3), pca):
         loc = (vertices - c0) @ axes.T
         vol = float(np.prod(loc.max(axis=0) - loc.min(axis=0)))
         if best is None or vol < best[0] * (1.0 - 1e-9):
             best = (vol, axes)
+    assert best is not None
     axes = best[1]
     loc = (vertices - c0) @ axes.T
     lo, hi = loc.min(axis=0), loc.max(axis=0)
     centre = c0 + (0.5 * (lo + hi)) @ axes
     half = np.maximum(0.5 * (hi - lo), 1e-4)
-    return Primitive(BOX, a=tuple(float(x) for x in centre), axes=tuple(tuple(float(x) for x in r) for r in axes),
-                     half=tuple(float(x) for x in half))  # type: ignore[arg-type]
+    return Primitive(BOX, a=vec3(centre), axes=tuple(vec3(r) for r in axes), half=vec3(half))
 
 
 def farthest_points(points: F64, k: int) -> F64:
@@ -451,7 +456,7 @@ def load_bottle_set(name: str = "bottle", folder: Path = MODELS) -> BottleSet:
     outer = next(iter(read_obj(Path(folder) / f"{name}.obj").values()))
     frags = read_obj(Path(folder) / f"{name}_fragments.obj")
     ordered = tuple(frags[k] for k in sorted(frags, key=lambda s: int(s.rsplit("_", 1)[1])))
-    caps = tuple(Primitive(CAPSULE, tuple(c["a"]), tuple(c["b"]), float(c["radius"]))  # type: ignore[arg-type]
+    caps = tuple(Primitive(CAPSULE, tuple(c["a"]), tuple(c["b"]), float(c["radius"]))
                  for c in meta["capsules"])
     bs = BottleSet(name, outer, ordered, np.asarray(meta["cavity_profile"], float), int(meta["segments"]),
                    float(meta["inner_volume"]), np.asarray(meta["neck"], float),

@@ -253,8 +253,8 @@ class ModSet:
         if level_path is not None and level_mods:
             for p in level_mods_of(level_path):
                 ms.add_path(p)
-        for p in paths:
-            ms.add_path(Path(p))
+        for q in paths:
+            ms.add_path(Path(q))
         return ms
 
     def add_path(self, path: Path) -> None:
@@ -599,7 +599,9 @@ def hud_lines(sim: "Simulation") -> list[str]:
     """The mods' HUD lines for this frame; a line that raises disables its mod."""
     ms = mods_of(sim)
     out: list[str] = []
-    for mod in list(ms.active) if ms else ():
+    if ms is None:
+        return out
+    for mod in list(ms.active):
         for fn in mod.hud:
             try:
                 out.append(str(fn(sim)))

@@ -38,7 +38,10 @@ def retire_over_cap(sim: "Simulation", kind: str, keep: int | None = None) -> li
         return []
     st = sim.body_store
     try:
-        sleep_after = float(sim.get_system("IntegrateBodies").sleep_after)
+        from engine.systems import IntegrateBodies
+        integrate = sim.get_system("IntegrateBodies")
+        assert isinstance(integrate, IntegrateBodies)
+        sleep_after = float(integrate.sleep_after)
     except (KeyError, AttributeError):
         sleep_after = float("inf")
     candidates = [e for e in live if e != keep]

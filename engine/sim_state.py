@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import esper
 import numpy as np
@@ -85,7 +85,7 @@ def set_water_state(grid: WaterGrid, saved: dict[str, Any]) -> None:
     live = vars(grid)
     for name, v in saved.items():
         if name == "_sources":
-            grid._sources = {int(r[0]): tuple(float(x) for x in r[1:]) for r in v}
+            grid._sources = {int(r[0]): (float(r[1]), float(r[2]), float(r[3]), float(r[4])) for r in v}
             continue
         cur = live.get(name, getattr(grid, name))
         if isinstance(cur, np.ndarray):
@@ -168,6 +168,7 @@ def state(sim: "Simulation") -> tuple[dict[str, Any], StateWarning]:
             if e in (sim.pool_entity, sim.water_entity):
                 continue
             comps = []
+            c: Any
             for c in esper.components_for_entity(e):
                 name = type(c).__name__
                 if COMPONENTS.get(name, (None,))[0] is type(c):
@@ -191,10 +192,10 @@ def state(sim: "Simulation") -> tuple[dict[str, Any], StateWarning]:
             who = f'mod "{owner}"' if owner else "the game"
             warn.append(f"{who}: system {s.name} has no state()/set_state(), so a load restarts it from scratch")
     pending = []
-    for e in sim.events.pending:
-        name = type(e).__name__
-        if EVENTS.get(name) is type(e):
-            pending.append([name, {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}])
+    for event in sim.events.pending:
+        name = type(event).__name__
+        if EVENTS.get(name) is type(event):
+            pending.append([name, {f.name: getattr(event, f.name) for f in dataclasses.fields(cast(Any, event))}])
         else:
             warn.append(f"a pending {name} event cannot be saved; it is left out")
     ms = mods_of(sim)
@@ -240,7 +241,7 @@ def _model_key(raw: Any) -> tuple:
     raise bad
 
 
-def _build_model(sim: "Simulation", key: tuple, allowed: set[str]):  # type: ignore[no-untyped-def]
+def _build_model(sim: "Simulation", key: tuple, allowed: set[str]):
     """Build the model `key` names in a scratch store (files named by the save: only bundled names
     or models this game already uses)."""
     from engine import bodies as bd
@@ -471,7 +472,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
         if has and s.name not in systems:
             raise SaveError(f"the save holds no state for system {s.name}")
         if has:
-            check_like(systems[s.name], s.state(), f"system {s.name}")
+            check_like(systems[s.name], cast(Any, s).state(), f"system {s.name}")
         elif s.name not in stateless:
             raise SaveError(f"the save is damaged (system {s.name})")
     rng = np.random.Generator(type(sim.rng.bit_generator)())
@@ -497,4 +498,4 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     sim.events.pending = pending
     for s in sim.systems:
         if s.name in systems:
-            s.set_state(systems[s.name])
+            cast(Any, s).set_state(systems[s.name])

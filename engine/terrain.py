@@ -96,18 +96,24 @@ def _local(X: Array, Z: Array, center: tuple[float, float], angle_deg: float) ->
 def obstacle_height(ob: "ObstacleSpec", X: Array, Z: Array, size: tuple[float, float]) -> Array:
     """Top of one obstacle over each cell centre; 0 where the centre is outside its footprint."""
     kind = ob.kind
+    # the loader checks each kind has its keys (features._OBSTACLE_KEYS): the asserts say which
     if kind == "pillar":
+        assert ob.center is not None and ob.radius is not None and ob.height is not None
         inside = np.hypot(X - ob.center[0], Z - ob.center[1]) <= ob.radius
         return np.where(inside, ob.height, 0.0)
     if kind in ("box", "ramp"):
+        assert ob.center is not None and ob.size is not None
         lx, lz = _local(X, Z, ob.center, ob.angle or 0.0)
         hx, hz = ob.size[0] / 2, ob.size[1] / 2
         inside = (np.abs(lx) <= hx) & (np.abs(lz) <= hz)
         if kind == "box":
+            assert ob.height is not None
             return np.where(inside, ob.height, 0.0)
+        assert ob.heights is not None
         lo, hi = ob.heights
         return np.where(inside, lo + (hi - lo) * (lx + hx) / (2 * hx), 0.0)
     if kind == "ledge":
+        assert ob.side is not None and ob.width is not None and ob.height is not None
         along = Z if ob.side in ("x_min", "x_max") else X
         length = size[1] if ob.side in ("x_min", "x_max") else size[0]
         a, b = ob.span if ob.span is not None else (0.0, length)
@@ -115,6 +121,7 @@ def obstacle_height(ob: "ObstacleSpec", X: Array, Z: Array, size: tuple[float, f
         inside = (depth <= ob.width) & (along >= a) & (along <= b)
         return np.where(inside, ob.height, 0.0)
     if kind == "wall":
+        assert ob.start is not None and ob.end is not None and ob.height is not None
         (x0, z0), (x1, z1) = ob.start, ob.end
         ex, ez = x1 - x0, z1 - z0
         length2 = ex * ex + ez * ez
@@ -128,6 +135,7 @@ def obstacle_height(ob: "ObstacleSpec", X: Array, Z: Array, size: tuple[float, f
 def footprint_cells(ob: "ObstacleSpec", X: Array, Z: Array, size: tuple[float, float]) -> int:
     """How many cells an obstacle covers (0 means it is lost between cell centres)."""
     if ob.kind == "ramp":
+        assert ob.center is not None and ob.size is not None
         lx, lz = _local(X, Z, ob.center, ob.angle or 0.0)
         return int(((np.abs(lx) <= ob.size[0] / 2) & (np.abs(lz) <= ob.size[1] / 2)).sum())
     return int((obstacle_height(ob, X, Z, size) > 0.0).sum())

@@ -15,9 +15,8 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterator, TextIO, cast
 
-import numpy as np
 
 from engine.levels.loader import parse_level
 
@@ -174,10 +173,9 @@ _STDOUT = object()
 def warm(out: TextIO | None | object = _STDOUT) -> float:
     """Warm every group, printing one progress line per group to `out` (standard output by
     default, nothing for None); return the seconds taken."""
-    if out is _STDOUT:
-        out = sys.stdout
+    stream = sys.stdout if out is _STDOUT else out
     t0 = time.perf_counter()
     for done, total, name, took in steps():
-        if out is not None:
-            print(f"physics kernels [{done}/{total}] {name}: {took:.1f} s", file=out, flush=True)  # type: ignore[arg-type]
+        if stream is not None:
+            print(f"physics kernels [{done}/{total}] {name}: {took:.1f} s", file=cast(TextIO, stream), flush=True)
     return time.perf_counter() - t0

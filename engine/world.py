@@ -26,7 +26,7 @@ import numpy as np
 from engine import events as ev
 from engine import health
 from engine.bodies import Body, BodyStore
-from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
+from engine.components import BodyRef, Bottle, Pool, Prop, WaterGrid
 from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
@@ -219,7 +219,7 @@ class Simulation:
     def _handler_failed(self, fn: Callable, event: Any, exc: BaseException) -> None:
         name = getattr(fn, "__qualname__", repr(fn))
         self.events.unsubscribe(type(event), fn)
-        for kind, fns in self.events.handlers.items():
+        for fns in self.events.handlers.values():
             if fn in fns:
                 fns.remove(fn)
         msg = f"event handler {name} raised {type(exc).__name__}: {exc}; it has been unsubscribed"
@@ -316,7 +316,9 @@ class Simulation:
             if not esper.entity_exists(entity) or not esper.has_component(entity, Bottle):
                 raise KeyError(f"entity {entity} is not a bottle")
             strength = esper.component_for_entity(entity, Bottle).strength
-            return self.get_system("Shatter").shatter(entity, strength if impulse is None else float(impulse))
+            shatter = self.get_system("Shatter")
+            assert isinstance(shatter, Shatter)
+            return shatter.shatter(entity, strength if impulse is None else float(impulse))
 
     def body(self, entity: int) -> Body:
         """Live view of a body's state: position, velocity, orientation, mass, mesh_world() ..."""

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine.meshes import vec3
 from game.controller import Game
 
 FRAME_INTERVAL = 1.0 / 60.0     # redraw rate asked of pyglet
@@ -33,7 +34,8 @@ def open_window(width: int, height: int, caption: str) -> Any:
             elif symbol == pyglet.window.key.ESCAPE:    # Esc still quits on the preparing screen
                 self.close()
 
-    config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
+    # pyglet types Config as abstract; at run time gl.Config is the platform's concrete class
+    config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,  # type: ignore[abstract]
                               double_buffer=True, depth_size=24)
     try:
         return GameWindow(width, height, caption=caption, resizable=True, config=config, vsync=True)
@@ -53,7 +55,7 @@ def draw_frame(game: Game, renderer: Any, hud: Any, width: int, height: int) -> 
         renderer._barrier_version = (id(game.barriers), game.barriers.version)
     nudge = game.camera_nudge()
     target = game.camera.target
-    game.camera.target = tuple(float(v) for v in np.asarray(target, float) + nudge)   # drawn shaken ...
+    game.camera.target = vec3(np.asarray(target, float) + nudge)   # drawn shaken ...
     try:
         renderer.draw(game.camera, debug=game.debug_view)
         renderer.present(width, height)

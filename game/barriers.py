@@ -29,14 +29,14 @@ def _dilate(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
 class Barriers:
     """The barriers of one simulation: which cells they cover and the bed they replaced."""
 
-    def __init__(self, sim) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, sim) -> None:
         self.sim = sim
         nz, nx = sim.water.shape
         self.mask = np.zeros((nz, nx), bool)
         self.original_bed = np.zeros((nz, nx))
         self.version = 0            # bumps on every change (the renderer rebuilds the pool mesh)
 
-    def _register(self, change) -> None:  # type: ignore[no-untyped-def]
+    def _register(self, change) -> None:
         """Tell the engine's solid columns (engine/blocking.py) about the change, so that the bed they
         recompute whenever a blocking body moves (max(terrain, barriers, bodies)) keeps these barriers.
         The bed and water are already as the columns want them: nothing more is moved."""

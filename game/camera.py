@@ -10,6 +10,7 @@ from typing import Iterable
 
 import numpy as np
 
+from engine.meshes import vec3
 from engine.render.camera import OrbitCamera
 
 ORBIT_DEG_PER_PIXEL = 0.3     # a 300-pixel drag turns the view 90 degrees
@@ -43,7 +44,7 @@ def fly(camera: OrbitCamera, directions: Iterable[str], seconds: float) -> None:
     right = np.array([math.cos(yaw), 0.0, -math.sin(yaw)])
     step = min(FLY_SPEED * camera.distance, MAX_FLY_SPEED) * seconds
     move = step * (r * right + f * forward + u * np.array([0.0, 1.0, 0.0]))
-    camera.target = tuple(float(v) for v in np.asarray(camera.target, float) + move)
+    camera.target = vec3(np.asarray(camera.target, float) + move)
 
 
 REACH = 1.5          # the target stays within this many pool diagonals of the pool's middle
@@ -51,7 +52,7 @@ MAX_DISTANCE = 3.0   # and the eye within this many pool diagonals of the target
 MAX_FLY_SPEED = 4.0  # m/s, however far the camera is
 
 
-def keep_in_reach(camera: OrbitCamera, level) -> None:  # type: ignore[no-untyped-def]
+def keep_in_reach(camera: OrbitCamera, level) -> None:
     """Clamp the camera so the pool stays in reach: the target within REACH pool diagonals of the
     pool's middle (and between the floor and a diagonal above it), the distance at most MAX_DISTANCE
     diagonals."""
@@ -74,7 +75,7 @@ def to_dict(camera: OrbitCamera) -> dict[str, object]:
             "yaw": float(camera.yaw), "pitch": float(camera.pitch), "fov": float(camera.fov)}
 
 
-def from_dict(camera: OrbitCamera, d: dict) -> bool:  # type: ignore[type-arg]
+def from_dict(camera: OrbitCamera, d: dict) -> bool:
     """Set the camera from to_dict's values; False (camera untouched) if they are not valid."""
     try:
         target = tuple(float(v) for v in d["target"])
@@ -84,6 +85,6 @@ def from_dict(camera: OrbitCamera, d: dict) -> bool:  # type: ignore[type-arg]
     if len(target) != 3 or not all(math.isfinite(v) for v in (*target, *vals)) or vals[0] <= 0.0 \
             or not 10.0 <= vals[3] <= 120.0:   # fov, degrees: the level schema's range
         return False
-    camera.target = target  # type: ignore[assignment]
+    camera.target = target
     camera.distance, camera.yaw, camera.pitch, camera.fov = vals[0], vals[1] % 360.0, max(-89.0, min(89.0, vals[2])), vals[3]
     return True

@@ -36,8 +36,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             for line in exc.lines():
                 print(printable(line), file=sys.stderr)
         else:
-            names = [printable(m.name) for m in mods.active if m.sections]
-            extra = f" (with sections of mods: {', '.join(names)})" if names else ""
+            sectioned = [printable(m.name) for m in mods.active if m.sections]
+            extra = f" (with sections of mods: {', '.join(sectioned)})" if sectioned else ""
             print(f"{shown}: ok{extra}")
         finally:
             mods.close()

@@ -19,14 +19,14 @@ from numpy.typing import NDArray
 
 from engine.bodies import KINDS
 from engine.errors import SimulationError
-from engine.levels import Level, LevelError, load_level
+from engine.levels import Level, LevelError
 from engine.levels.features import ThrowableSpec
 from engine.paths import DEFAULT_LEVEL, LEVELS
 from engine.render.camera import OrbitCamera
-from engine.systems.base import System
 from engine.text import printable
 from engine.world import Simulation
 from game import aim
+from game.aim import Target
 from game import camera as cam
 from game import savegame
 from game.controls import MOD_SHIFT, key_actions, mouse_actions
@@ -344,7 +344,7 @@ class Game:
         _, d = self.camera.ray(x, self.height - y, self.width, self.height)
         return np.asarray(self.camera.eye, float), d
 
-    def aim_target(self) -> aim.Target | None:
+    def aim_target(self) -> Target | None:
         """What the cursor points at: the water, the bed, a wall or deck, or a body (its centre)."""
         eye, d = self.aim()
         return aim.target_under(aim.Scene(self.sim), eye, d)
@@ -665,10 +665,10 @@ class Game:
                 self.barriers.draw_segment(self._barrier_last or p, p)
             self._barrier_last = p
         elif self.drag_action == "push":
-            p = self.cursor_on_water(x, y)
-            if p is not None and self._push_last is not None:
-                self._push_disp += p - self._push_last
-            self._push_last = p
+            q = self.cursor_on_water(x, y)
+            if q is not None and self._push_last is not None:
+                self._push_disp += q - self._push_last
+            self._push_last = q
 
     def on_mouse_release(self, x: float, y: float, button: int, modifiers: int) -> None:
         self.cursor = (x, y)

@@ -46,13 +46,13 @@ class GoalTracker:
         sim.on(ev.Splash, self.on_splash)
 
     # -- events --------------------------------------------------------------------------------
-    def on_shattered(self, e) -> None:  # type: ignore[no-untyped-def]
+    def on_shattered(self, e) -> None:
         if self.state != "playing":
             return
         if (self.kind == "break" and e.entity in self.level_bottles) or self.kind == "smash":
             self.done += 1
 
-    def on_splash(self, e) -> None:  # type: ignore[no-untyped-def]
+    def on_splash(self, e) -> None:
         if self.state != "playing" or self.kind != "ring" or e.entity not in self.thrown or e.entity in self.ringed:
             return
         cx, cz = self.spec.center if self.spec.center is not None else self._pool_centre()

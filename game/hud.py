@@ -7,9 +7,8 @@ overlays (aim arc, landing marker, dye, barriers, goal ring) are drawn by game/o
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 
 from engine.mods import hud_lines as mod_lines
 from game.controls import help_lines
@@ -129,7 +128,7 @@ class HudOverlay:
         self.batch = pyglet.graphics.Batch()
         self.help_batch = pyglet.graphics.Batch()
         self.text = pyglet.text.Label("", x=10, y=0, anchor_y="top", multiline=True, width=1200,
-                                      font_name=("DejaVu Sans Mono", "Menlo", "Consolas", "monospace"),
+                                      font_name=["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"],
                                       font_size=11, color=(255, 255, 255, 255), batch=self.batch)
         self.shadow = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 110), batch=self.batch)
         self.shadow.visible = False
@@ -137,14 +136,14 @@ class HudOverlay:
         self.bar = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(255, 180, 40, 230), batch=self.batch)
         self.dev_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 140), batch=self.batch)
         self.dev = pyglet.text.Label("", x=0, y=0, anchor_y="top", multiline=True, width=520,
-                                     font_name=("DejaVu Sans Mono", "Menlo", "Consolas", "monospace"),
+                                     font_name=["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"],
                                      font_size=10, color=(200, 255, 200, 255), batch=self.batch)
         from game.overlays import WorldOverlays
         self.world = WorldOverlays()
         self.help_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 190), batch=self.help_batch)
         self.help_text = pyglet.text.Label("\n".join(["Controls", ""] + help_lines()), x=0, y=0,
                                            anchor_x="left", anchor_y="center", multiline=True, width=4000,
-                                           font_name=("DejaVu Sans Mono", "Menlo", "Consolas", "monospace"),
+                                           font_name=["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"],
                                            font_size=11, color=(255, 255, 255, 255), batch=self.help_batch)
 
     def draw(self, game: "Game") -> None:

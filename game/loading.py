@@ -95,7 +95,7 @@ class LoadingScreen:
     def __init__(self) -> None:
         import pyglet
         self.batch = pyglet.graphics.Batch()
-        font = ("DejaVu Sans", "Helvetica", "Arial", "sans-serif")
+        font = ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"]
         self.title = pyglet.text.Label("", font_name=font, font_size=22, anchor_x="center", anchor_y="center",
                                        color=(240, 240, 240, 255), batch=self.batch)
         self.state = pyglet.text.Label("", font_name=font, font_size=13, anchor_x="center", anchor_y="center",

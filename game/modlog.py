@@ -33,7 +33,7 @@ def traceback_for(msg: str) -> str | None:
     return None
 
 
-def report(msg: str, log: Path, out=None) -> None:  # type: ignore[no-untyped-def]
+def report(msg: str, log: Path, out=None) -> None:
     """Print the failure and its traceback to `out` (stderr) and append both to `log`."""
     out = out if out is not None else sys.stderr
     tb = traceback_for(msg)

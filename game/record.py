@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.meshes import vec3
+
 
 class RecordError(ValueError):
     """A bad --throw, --script, --size or --out; the message says which and how to fix it."""
@@ -146,8 +148,8 @@ def load_script(path: str | Path) -> list[Throw]:
         if bad:
             raise RecordError(f'{where}: unknown key(s) {", ".join(sorted(bad))}')
         try:
-            out.append(Throw(float(tb["t"]), tuple(map(float, tb["position"])), tuple(map(float, tb.get("velocity", (0, 0, 0)))),
-                             str(tb.get("kind", "bottle")), tuple(map(float, tb.get("angular_velocity", (0, 0, 0)))),
+            out.append(Throw(float(tb["t"]), vec3(tb["position"]), vec3(tb.get("velocity", (0, 0, 0))),
+                             str(tb.get("kind", "bottle")), vec3(tb.get("angular_velocity", (0, 0, 0))),
                              float(tb.get("fill", 0.0))))
         except KeyError as exc:
             raise RecordError(f"{where}: missing {exc.args[0]!r}") from None

@@ -148,10 +148,11 @@ class PygletPlayer:
             """A StaticSource over PCM bytes already in memory (pyglet's own one decodes a file)."""
 
             def __init__(self, data: bytes, fmt: AudioFormat) -> None:   # noqa: D401 - no super(): nothing to decode
-                self._data = data
-                self.audio_format = fmt
+                # pyglet's StaticSource declares these None until its own decoder fills them
+                self._data = data  # type: ignore[assignment]
+                self.audio_format = fmt  # type: ignore[assignment]
                 self.video_format = None
-                self._duration = len(data) / float(fmt.bytes_per_second)
+                self._duration = len(data) / float(fmt.bytes_per_second)  # type: ignore[assignment]
 
         self._media = pyglet.media
         fmt = AudioFormat(channels=1, sample_size=16, sample_rate=RATE)

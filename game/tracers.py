@@ -24,9 +24,6 @@ BLOB_RADIUS = 0.12   # m
 def face_velocity(u: NDArray, w: NDArray, dx: float, x: NDArray, z: NDArray) -> tuple[NDArray, NDArray]:
     """Velocity (vx, vz) at points (x, z): u bilinear on x faces at (i dx, (k + 1/2) dx), w on z
     faces at ((i + 1/2) dx, k dx); points are clamped into the grid."""
-    nz, nx1 = u.shape
-    nx = nx1 - 1
-
     def bilinear(a: NDArray, gx: NDArray, gz: NDArray) -> NDArray:
         rows, cols = a.shape
         gx = np.clip(gx, 0.0, cols - 1.000001)
@@ -48,7 +45,7 @@ class Tracers(System):
     Reads: WaterGrid (h, u, w). Writes: its own particle arrays. Emits: nothing.
     """
 
-    def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
+    def bind(self, sim) -> None:
         super().bind(sim)
         self.xz = np.zeros((0, 2))
         self.born = np.zeros(0)

@@ -420,9 +420,9 @@ def _blur_small(a, tmp, passes):
     for _ in range(passes):
         for k in range(nz):
             for i in range(nx):
-                l = a[k, i - 1] if i > 0 else a[k, i]
-                r = a[k, i + 1] if i < nx - 1 else a[k, i]
-                tmp[k, i] = 0.5 * a[k, i] + 0.25 * (l + r)
+                west = a[k, i - 1] if i > 0 else a[k, i]
+                east = a[k, i + 1] if i < nx - 1 else a[k, i]
+                tmp[k, i] = 0.5 * a[k, i] + 0.25 * (west + east)
         for k in range(nz):
             for i in range(nx):
                 d = tmp[k - 1, i] if k > 0 else tmp[k, i]

@@ -6,7 +6,7 @@ stands in for the bad value. Missing images and models come in the same list as 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
@@ -20,11 +20,16 @@ if TYPE_CHECKING:
     from engine.levels.schema import Level
 
 
+def _groups(*groups: tuple[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """(section name, its specs) pairs, typed for the loops that check several kinds of spec alike."""
+    return tuple((name, tuple(items or ())) for name, items in groups)
+
+
 def _inside(x: float, z: float, size: tuple[float, float]) -> bool:
     return 0.0 <= x <= size[0] and 0.0 <= z <= size[1]
 
 
-def _side_length(side: str, size: tuple[float, float]) -> float:
+def _side_length(side: str | None, size: tuple[float, float]) -> float:
     return size[1] if side in ("x_min", "x_max") else size[0]
 
 
@@ -65,7 +70,7 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             continue
         for end in ("start", "end"):
             p = getattr(ob, end)
-            if p is not None and not _inside(*p, size):
+            if p is not None and not _inside(p[0], p[1], size):
                 out.append((f"{key}.{end}", f"({p[0]:g}, {p[1]:g}) is outside the pool"))
         if ob.kind == "ledge" and ob.span is not None and ob.span[1] > _side_length(ob.side, size) + 1e-9:
             out.append((f"{key}.span", f"ends at {ob.span[1]:g} m, beyond side {ob.side} "
@@ -95,7 +100,7 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
                 return f"is inside obstacle[{k}] ({ob.kind} with its top at {top:.3g} m): raise y above it"
         return None
 
-    for section, items in (("bottle", level.bottles), ("object", level.objects)):
+    for section, items in _groups(("bottle", level.bottles), ("object", level.objects)):
         for j, b in enumerate(items):
             if not ok(f"{section}[{j}]"):
                 continue
@@ -107,13 +112,13 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             msg = in_obstacle(x, y, z) if _inside(x, z, size) else None
             if msg:
                 out.append((f"{section}[{j}].position", msg))
-    for section, items in (("object", level.objects), ("throwable", level.throwables)):
+    for section, items in _groups(("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items):
             if b.material is not None and ok("materials") and ok(f"{section}[{j}].material"):
                 msg = unknown_material(b.material, level.materials or {})
                 if msg:
                     out.append((f"{section}[{j}].material", msg))
-    for section, items in (("object", level.objects), ("throwable", level.throwables)):
+    for section, items in _groups(("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items):
             key = f"{section}[{j}]"
             if not ok(key) or getattr(b, "kind", "object") != "object":
@@ -169,14 +174,14 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             read_heightmap(resolve(t.image, level.path))
         except ResourceError as exc:
             out.append(("terrain.image", str(exc)))
-    for section, items in (("bottle", level.bottles), ("throwable", level.throwables)):
+    for section, items in _groups(("bottle", level.bottles), ("throwable", level.throwables)):
         for j, b in enumerate(items or ()):
             if b is None or (section == "throwable" and b.kind != "bottle") or not ok(f"{section}[{j}].model"):
                 continue
             msg = bottle_model_problem(b.model or "bottle")
             if msg:
                 out.append((f"{section}[{j}].model", msg))
-    for section, items in (("object", level.objects), ("throwable", level.throwables)):
+    for section, items in _groups(("object", level.objects), ("throwable", level.throwables)):
         for j, b in enumerate(items or ()):
             if b is None or (section == "throwable" and b.kind != "object") or not b.model:
                 continue

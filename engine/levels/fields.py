@@ -171,7 +171,7 @@ def build(cls: type, table: dict, path: str, problems: list[Problem]) -> Any:
     for name, f in fields.items():
         key = names.get(name)
         if key is None:
-            if f.default is MISSING and f.default_factory is MISSING:  # type: ignore[misc]
+            if f.default is MISSING and f.default_factory is MISSING:
                 if f.metadata["kind"] == "table":
                     kwargs[name] = build(f.metadata["cls"], {}, join(path, name), problems)
                     continue
@@ -181,7 +181,7 @@ def build(cls: type, table: dict, path: str, problems: list[Problem]) -> Any:
                 problems.append((join(path, name), "is required"))
                 bad = True
             continue
-        value = check_value(table[key], f.metadata, join(path, key), problems)
+        value = check_value(table[key], dict(f.metadata), join(path, key), problems)
         if value is None:
             bad = True
             continue
@@ -189,7 +189,7 @@ def build(cls: type, table: dict, path: str, problems: list[Problem]) -> Any:
     if bad:
         # fill required fields with placeholders so the rest can still be checked
         for name, f in fields.items():
-            if name not in kwargs and f.default is MISSING and f.default_factory is MISSING:  # type: ignore[misc]
+            if name not in kwargs and f.default is MISSING and f.default_factory is MISSING:
                 kwargs[name] = None
     obj = cls(**kwargs)
     check = getattr(obj, "check", None)

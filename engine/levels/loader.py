@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any
 
 from engine.levels.checks import _clean, check_contents, check_files
 from engine.levels.fields import Problem, build

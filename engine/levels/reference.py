@@ -42,7 +42,7 @@ def _unit(meta: dict) -> str:
     return m.group(1) if m else ""
 
 
-def _num(v: float) -> str:
+def _num(v: float | None) -> str:
     return str(v) if isinstance(v, int) else f"{v:g}"
 
 
@@ -101,7 +101,7 @@ def sections(cls: type = Level, prefix: str = "", repeat: bool = False) -> Itera
     """(TOML header, repeatable, dataclass) of every section, depth first, top level first."""
     yield prefix, repeat, cls
     shared: set[type] = set()
-    for key, f, meta in _fields(cls):
+    for key, _f, meta in _fields(cls):
         sub = meta.get("cls")
         if sub is None or sub in shared:
             continue
@@ -180,10 +180,13 @@ def _value_schema(key: str, f: dataclasses.Field, meta: dict) -> dict[str, Any]:
     elif kind == "floats":
         s = {"type": "array", "items": _number_schema(meta), "minItems": 1}
     elif kind == "table":
+        assert sub is not None
         s = object_schema(sub)
     elif kind == "tables":
+        assert sub is not None
         s = {"type": "array", "items": object_schema(sub)}
     elif key == "materials":
+        assert sub is not None
         s = {"type": "object", "additionalProperties": object_schema(sub)}
     elif sub is not None and sub.__name__ == "SideSpec":
         choices = [c for c in dataclasses.fields(sub)[0].metadata["choices"] if c != "inflow"]

@@ -124,7 +124,7 @@ def check_obj(path: Path) -> float:
                 v = tuple(float(x) for x in parts[1:4])
                 if len(v) != 3 or not all(np.isfinite(v)):
                     raise ValueError("a vertex needs 3 finite numbers")
-                verts.append(v)  # type: ignore[arg-type]
+                verts.append(v)
             else:
                 idx = []
                 for tok in parts[1:]:
@@ -143,11 +143,11 @@ def check_obj(path: Path) -> float:
     if len(verts) < 4 or not tris:
         raise ResourceError(f"model {path} has {len(verts)} vertices and {len(tris)} faces; "
                             "an OBJ model needs 'v' and 'f' lines enclosing a solid")
-    v = np.array(verts)
+    v_arr = np.array(verts)
     t = np.array(tris)
-    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    a, b, c = v_arr[t[:, 0]], v_arr[t[:, 1]], v_arr[t[:, 2]]
     volume = abs(float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6.0)   # divergence theorem
-    extent = float(np.ptp(v, axis=0).max())
+    extent = float(np.ptp(v_arr, axis=0).max())
     if not volume > 1e-9 * max(extent, 1e-9) ** 3 or not volume > 1e-12:
         raise ResourceError(f"model {path} encloses no volume (its faces do not close a solid); "
                             "a body needs a closed mesh")

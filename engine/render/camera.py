@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from engine.levels.schema import Level
+from engine.meshes import vec3
 
 
 def look_at(eye: ArrayLike, target: ArrayLike, up: ArrayLike = (0.0, 1.0, 0.0)) -> NDArray[np.float64]:
@@ -66,7 +67,7 @@ class OrbitCamera:
             half = 0.5 * math.hypot(sx, sz) + 0.3
             fov_min = min(c.fov, math.degrees(2 * math.atan(math.tan(math.radians(c.fov) / 2) * aspect)))
             dist = half / math.tan(math.radians(fov_min) / 2.0) * 0.72   # the diagonal is foreshortened
-        return cls(tuple(float(v) for v in target), float(dist), float(c.yaw), float(c.pitch), float(c.fov))
+        return cls(vec3(target), float(dist), float(c.yaw), float(c.pitch), float(c.fov))
 
     @property
     def eye(self) -> NDArray[np.float64]:

@@ -67,7 +67,8 @@ def create_context(width: int = 64, height: int = 64, *, headless: bool | None =
         import pyglet.window
         from pyglet import gl as _gl
         try:
-            config = _gl.Config(major_version=3, minor_version=3, forward_compatible=True,
+            # pyglet types Config as abstract; at run time gl.Config is the platform's concrete class
+            config = _gl.Config(major_version=3, minor_version=3, forward_compatible=True,  # type: ignore[abstract]
                                 double_buffer=True, depth_size=24)
             window = pyglet.window.Window(width, height, visible=visible, config=config, caption=caption)
         except Exception:

@@ -4,6 +4,8 @@ Nothing here writes simulation state; it has its own seeded generator, so a reco
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -44,7 +46,7 @@ class Spray:
         self.life = np.concatenate([self.life, r.uniform(0.8, 2.0, count)])
         self.size = np.concatenate([self.size, size * r.uniform(0.5, 1.5, count)])
 
-    def step(self, dt: float, surface: "callable | None" = None) -> None:
+    def step(self, dt: float, surface: "Callable[[NDArray, NDArray], NDArray] | None" = None) -> None:
         """Advance by dt seconds; drop droplets that fell below the water surface or aged out."""
         if dt <= 0.0 or len(self.pos) == 0:
             return

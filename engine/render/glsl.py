@@ -95,7 +95,7 @@ def _with_defines(source: str, defines: dict[str, Any] | None) -> str:
     return f"{first}\n{lines}#line 2\n{rest}"
 
 
-_PYGLET_STAGES = {".vert": "vertex", ".geom": "geometry", ".frag": "fragment"}
+_PYGLET_STAGES: dict[str, Any] = {".vert": "vertex", ".geom": "geometry", ".frag": "fragment"}
 
 
 def _shader_log(exc: BaseException) -> str:

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine import events as ev
+from engine.meshes import vec3
 from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
@@ -247,7 +248,7 @@ class Renderer:
             self.foam.add(x, z, 0.15, 1.0)
 
     def _on_impact(self, e: ev.Impact) -> None:
-        self.contacts.append((float(e.time), tuple(e.point)))
+        self.contacts.append((float(e.time), vec3(e.point)))
 
     # -- meshes ----------------------------------------------------------------------------
     def _fallback_models(self) -> None:
@@ -306,12 +307,12 @@ class Renderer:
         rot = va.quat_to_matrices(store.quat[slots])
         kinds = np.asarray(store.kind[slots], int)
         dist = np.linalg.norm(pos - eye, axis=1)
-        models = getattr(store, "models", None)
-        model_id = getattr(store, "model_id", None)
-        use_models = models is not None and model_id is not None and len(models) > 0
+        models, model_id = store.models, store.model_id
+        use_models = len(models) > 0
         groups: dict[Any, list[int]] = {}
         for j, s in enumerate(slots):
             kind = ("bottle", "shard", "prop")[kinds[j]] if kinds[j] < 3 else "prop"
+            key: tuple[Any, ...]
             if use_models:
                 key = ("m", kind, int(model_id[s]))
             elif kind == "shard":
@@ -692,7 +693,7 @@ class Renderer:
                 mesh.set_instances(inst)
             for state in (st.TRANSPARENT_BACK, st.TRANSPARENT_FRONT):   # far side of the glass first
                 with state:
-                    for mesh, inst, edge in groups["glass"]:
+                    for mesh, _inst, edge in groups["glass"]:
                         p["edge_strength"] = edge
                         mesh.draw()
 
@@ -721,8 +722,8 @@ class Renderer:
             return np.c_[seg, np.repeat(col, 6, 0)].astype(np.float32)
         parts = [np.c_[b, np.tile((1.0, 0.9, 0.2), (len(b), 1))] for b in self.body_boxes]
         c = 0.03
-        for _, p in self.contacts:
-            p = np.asarray(p, float)
+        for _, point in self.contacts:
+            p = np.asarray(point, float)
             cross = np.array([p - (c, 0, 0), p + (c, 0, 0), p - (0, c, 0), p + (0, c, 0), p - (0, 0, c), p + (0, 0, c)])
             parts.append(np.c_[cross, np.tile((1.0, 0.15, 0.1), (6, 1))])
         return np.vstack(parts).astype(np.float32) if parts else np.zeros((0, 6), np.float32)
@@ -821,6 +822,7 @@ class Renderer:
             self.output.delete()
         if self.smoothed is not None:
             self.smoothed.delete()
+        obj: Any
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):

@@ -6,11 +6,15 @@ Headless Mesa gives an RGB565 default framebuffer with no alpha, so every frame 
 from __future__ import annotations
 
 import ctypes
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.render.context import gl
+
+if TYPE_CHECKING:
+    import pyglet
 
 _ERRORS = {0x0500: "GL_INVALID_ENUM", 0x0501: "GL_INVALID_VALUE", 0x0502: "GL_INVALID_OPERATION",
            0x0505: "GL_OUT_OF_MEMORY", 0x0506: "GL_INVALID_FRAMEBUFFER_OPERATION"}
@@ -86,7 +90,7 @@ class Texture2D(_Texture):
         g = gl()
         ch = 1 if a.ndim == 2 else a.shape[2]
         names = self._FORMATS[(ch, str(a.dtype))]
-        return tuple(getattr(g, n) for n in names)  # type: ignore[return-value]
+        return tuple(getattr(g, n) for n in names)
 
     def upload(self, array: NDArray) -> None:
         """Replace the texture with `array` (h, w[, c]); row 0 is texture row v = 0."""
@@ -134,7 +138,7 @@ class Framebuffer:
         self.id = 0
         self.color = 0
         self.depth = 0
-        self._fbo = None
+        self._fbo: "pyglet.image.Framebuffer | None" = None
         self._textures: list = []
         self.resize(width, height)
 

@@ -31,7 +31,8 @@ def crest_diagonal(eta: ArrayLike) -> NDArray[np.bool_]:
     return (e[:-1, :-1] + e[1:, 1:]) > (e[:-1, 1:] + e[1:, :-1])
 
 
-def _quad(p0, p1, p2, p3, n, uv0, uv1, uv2, uv3, mat: float) -> list[list[float]]:
+def _quad(p0: Any, p1: Any, p2: Any, p3: Any, n: Any, uv0: Any, uv1: Any, uv2: Any, uv3: Any, mat: float
+          ) -> list[list[float]]:
     out = []
     for p, uv in ((p0, uv0), (p1, uv1), (p2, uv2), (p0, uv0), (p2, uv2), (p3, uv3)):
         out.append([*p, *n, *uv, mat])
@@ -350,7 +351,8 @@ def prism(corners: ArrayLike, tops: ArrayLike, bottom: float = 0.0, mat: float =
     if nrm[1] < 0:
         top = top[::-1]
         nrm = -nrm
-    out += _quad(*top, tuple(nrm), *((q[0], q[2]) for q in top), mat)
+    (p0, p1, p2, p3), (uv0, uv1, uv2, uv3) = top, [(q[0], q[2]) for q in top]
+    out += _quad(p0, p1, p2, p3, tuple(nrm), uv0, uv1, uv2, uv3, mat)
     for j in range(4):
         a, b = c[j], c[(j + 1) % 4]
         edge = b - a
@@ -366,7 +368,7 @@ def prism(corners: ArrayLike, tops: ArrayLike, bottom: float = 0.0, mat: float =
         if np.dot(np.cross(np.subtract(q[1], q[0]), np.subtract(q[2], q[0])), n) < 0:
             q = [q[1], q[0], q[3], q[2]]
             uv = [uv[1], uv[0], uv[3], uv[2]]
-        out += _quad(*q, tuple(n), *uv, mat)
+        out += _quad(q[0], q[1], q[2], q[3], tuple(n), uv[0], uv[1], uv[2], uv[3], mat)
     return np.asarray(out, F32)
 
 

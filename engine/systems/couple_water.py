@@ -155,7 +155,7 @@ class CoupleWater(System):
                                           self.b_prev, self.blockers.solid)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
-        f, t, s, wet = self._f[:n], self._t[:n], self._s[:n], self._wet[:n]
+        f, t, s = self._f[:n], self._t[:n], self._s[:n]
         # sleeping bodies (resting on the floor) don't move: their forces only matter for waking
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
@@ -183,7 +183,7 @@ class CoupleWater(System):
         sim = self.sim
         store = sim.body_store
         water = sim.water
-        for e, (ref, bottle) in esper.get_components(BodyRef, Bottle):
+        for _e, (ref, bottle) in esper.get_components(BodyRef, Bottle):
             if bottle.sealed:
                 continue
             slot = ref.slot

@@ -218,6 +218,7 @@ class SurfaceWaves:
         if self._bed is None or not np.array_equal(self._bed, bed):
             self._bed = np.array(bed)
             self._bed_smooth = ndimage.uniform_filter(self._bed, size=SMOOTH, mode="nearest")
+        assert self._bed_smooth is not None
         return self._bed_smooth
 
     def _split_filter(self, depth: float) -> NDArray:
@@ -234,8 +235,8 @@ class SurfaceWaves:
         if got is None:
             if len(self._coef) > 32:
                 self._coef.clear()
-            got = self._coef[key] = tuple(c.astype(np.float32)   # type: ignore[assignment]
-                                          for c in dk.airy_coefficients(self.k, depth, self.g, float(dt)))
+            a, b, c = (c.astype(np.float32) for c in dk.airy_coefficients(self.k, depth, self.g, float(dt)))
+            got = self._coef[key] = (a, b, c)
         return got
 
     def _viscous_decay(self, dt: float) -> NDArray | None:

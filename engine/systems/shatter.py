@@ -89,14 +89,14 @@ class Shatter(System):
         out = np.ones(len(slots))
         if not self.fading:
             return out
-        by_slot = {}
+        by_slot: dict[int, float] = {}
         for e, t0 in self.fading.items():
             if esper.entity_exists(e) and esper.has_component(e, BodyRef):
                 by_slot[esper.component_for_entity(e, BodyRef).slot] = t0
         for j, s in enumerate(np.asarray(slots)):
-            t0 = by_slot.get(int(s))
-            if t0 is not None:
-                out[j] = max(0.0, 1.0 - (self.sim.time - t0) / FADE_SECONDS)
+            start = by_slot.get(int(s))
+            if start is not None:
+                out[j] = max(0.0, 1.0 - (self.sim.time - start) / FADE_SECONDS)
         return out
 
     # -- breaking --------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ class WaveMakers(System):
         # per maker: (velocity array name, face mask, inward sign, profile 0..1 on the masked faces)
         self.masks: list[tuple[str, np.ndarray, float, np.ndarray]] = []
 
-    def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
+    def bind(self, sim) -> None:
         super().bind(sim)
         w = sim.water
         dx = float(w.dx)
@@ -108,5 +108,6 @@ class WaveMakers(System):
             else:
                 # midpoint of the step: the exact integral of a sine to second order
                 volume = self.source_rate(m, t + 0.5 * dt) * dt
+                assert m.position is not None          # the loader: a source has a position
                 x, z = m.position
                 w.add_volume(x, z, volume, radius=m.radius if m.radius is not None else 0.15)

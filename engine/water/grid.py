@@ -24,7 +24,7 @@ from engine.water.params import MAX_SUBSTEPS, NOT_FINITE, OPEN, REFLECTIVE, RUNA
 
 _SIDE_CODE = {"reflective": REFLECTIVE, "inflow": REFLECTIVE, "absorbing": OPEN, "outflow": OPEN}
 ARRAYS = ("h", "bed", "u", "w", "ax", "az")
-_EDGE = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}   # a side's cells
+_EDGE: dict[str, tuple[slice | int, ...]] = {"x_min": np.s_[:, 0], "x_max": np.s_[:, -1], "z_min": np.s_[0, :], "z_max": np.s_[-1, :]}   # a side's cells
 
 
 @dataclass
@@ -121,7 +121,7 @@ class WaterGrid:
         for s in SIDE:
             spec = boundary.spec(s)
             open_level.append(spec.level if spec.kind == "outflow" and spec.level >= 0.0 else level.water.level)
-        return cls(h=h, bed=bed, u=np.zeros((nz, nx + 1)), w=np.zeros((nz + 1, nx)), dx=dx,
+        return cls(h=h, bed=bed, u=np.zeros((nz, nx + 1), np.float32), w=np.zeros((nz + 1, nx), np.float32), dx=dx,
                    gravity=level.gravity, boundary=boundary, open_level=tuple(open_level),  # type: ignore[arg-type]
                    viscosity=level.water.viscosity, wave_period=level.water.wave_period,
                    manning=level.water.manning, eddy_viscosity=level.water.eddy_viscosity,
@@ -129,7 +129,7 @@ class WaterGrid:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.h.shape  # type: ignore[return-value]
+        return self.h.shape
 
     @property
     def eta(self) -> NDArray[np.float64]:
