@@ -16,6 +16,11 @@ test: $(STAMP)
 test-all: $(STAMP)
 	PYGLET_HEADLESS=true $(PY) -m pytest -q
 
+# ruff (rules in pyproject.toml; no formatter is run) and mypy over engine/ and game/
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine game
+	$(VENV)/bin/mypy
+
 bench: $(STAMP)
 	$(VENV)/bin/bottles bench
 

@@ -23,5 +23,5 @@ if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q -e ".[test]"
+"$venv/bin/python" -m pip install -q -e ".[test,dev]"
 echo "bootstrap: ready ($venv)"
