@@ -10,9 +10,9 @@ at the orifice rate
                               of air coming back in through the same neck)
 
 with H the head between the two sides: inside, h_in (when it is above the mouth); outside, the
-water surface at the mouth when the mouth is under it, else the mouth itself. Water that leaves a
-mouth in the air falls as a parcel (counted in sim.water_in_flight) and joins the pool where it
-lands; water that leaves or enters under the surface is moved to or from the pool at the mouth.
+water surface at the mouth when the mouth is under it, else the mouth itself. This module is the
+orifice's arithmetic only; the HeldWater system (engine/systems/held_water.py) moves the water: out
+of a mouth in the air into a falling parcel, under the surface to or from the pool at the mouth.
 """
 from __future__ import annotations
 

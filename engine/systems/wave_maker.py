@@ -1,7 +1,6 @@
 """WaveMakers: the level's paddles and periodic sources drive the water each step."""
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Sequence
 
@@ -29,9 +28,12 @@ class WaveMakers(System):
     WaterGrid.add_volume, which counts it in source_volume; over a period the net volume is zero
     (less what could not be taken from cells that ran dry).
 
-    Reads: the level's wave makers, sim.time, WaterGrid u, w. Writes: WaterGrid ax, az, h.
-    Emits: nothing.
+    Reads the level's wave makers and the clock (configuration) and the contract below.
     """
+
+    READS = ("WaterGrid.u", "WaterGrid.w")
+    WRITES = ("WaterGrid.ax", "WaterGrid.az", "WaterGrid.h", "WaterGrid.source_volume")
+    EMITS = ()
 
     def __init__(self, makers: Sequence[WaveMakerSpec]) -> None:
         self.makers = tuple(makers)
@@ -46,8 +48,6 @@ class WaveMakers(System):
         size = (nx * dx, nz * dx)
         self.masks = [self._paddle_mask(m, nx, nz, dx, size) if m.kind == "paddle"
                       else ("", np.zeros(0, bool), 0.0, np.zeros(0)) for m in self.makers]
-        params = inspect.signature(w.add_volume).parameters
-        self._radius_kw = "radius" in params
 
     @staticmethod
     def _paddle_mask(m: WaveMakerSpec, nx: int, nz: int, dx: float,
@@ -112,7 +112,4 @@ class WaveMakers(System):
                 # midpoint of the step: the exact integral of a sine to second order
                 volume = self.source_rate(m, t + 0.5 * dt) * dt
                 x, z = m.position
-                if self._radius_kw:
-                    w.add_volume(x, z, volume, radius=m.radius if m.radius is not None else 0.15)
-                else:
-                    w.add_volume(x, z, volume)
+                w.add_volume(x, z, volume, radius=m.radius if m.radius is not None else 0.15)
