@@ -63,7 +63,7 @@ def cavity(model: str) -> Cavity:
                 wts.append(area * h)
     w = np.array(wts)
     w *= bs.inner_volume / w.sum()                    # exact total: the sampling only shapes it
-    r_mouth = float(getattr(bs, "neck_inner_radius", 0.0) or _mouth_radius(prof))
+    r_mouth = _mouth_radius(prof)    # the widest inner radius within 2 cm of the mouth
     return Cavity(np.array(pts), w, np.asarray(bs.neck, float), np.asarray(bs.neck_axis, float),
                   float(np.pi * r_mouth ** 2))
 
