@@ -213,3 +213,12 @@ def test_recording_changes_nothing() -> None:
         finally:
             sim.close()
     assert run(True) == run(False)
+
+
+def test_the_readme_example_runs_and_finds_nothing(monkeypatch, capsys) -> None:
+    import re
+    monkeypatch.chdir(ROOT)
+    section = (ROOT / "README.md").read_text().split("## System order", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == "[]\n"
