@@ -4,8 +4,11 @@ State per slot (world frame, SI): `pos` centre of mass, `vel`, `quat` (w, x, y, 
 `angvel`; mass properties `mass`, `inv_mass`, `inertia`/`inv_inertia` (3x3 in the body frame,
 about the centre of mass); `volume` enclosed by the outer surface, `held_water`/`inner_volume`
 for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `friction`;
-`sleep` seconds spent at rest (asleep past IntegrateBodies.SLEEP_AFTER; any write to vel wakes
-nothing by itself: set sleep[slot] = 0 to wake a body); `kind` (index into KINDS) and `model_id` (index into `models`); `group` >= 0 marks bodies that
+`sleep` seconds spent at rest (asleep past `sleep_after`, the store's one setting, SLEEP_AFTER unless
+changed; any write to vel wakes nothing by itself: set sleep[slot] = 0 to wake a body); `touching`
+whether the body touched anything in the last step's contacts (written by IntegrateBodies);
+`surface` the water surface around the body, the plane eta = a + b (x - x_c) + c (z - z_c) about
+its centre of mass as (a, b, c) (written by CoupleWater); `kind` (index into KINDS) and `model_id` (index into `models`); `group` >= 0 marks bodies that
 do not collide with each other (the fresh fragments of one bottle, for a moment).
 
 Contacts: `contact_keys`, `contact_impulses` (N s) and `contact_dt` (s) are the solver's memory
@@ -39,6 +42,7 @@ BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
 # the contact solver's memory in the store (per contact, not per slot): save-tree name -> attribute
 CONTACT_ARRAYS = {"keys": "contact_keys", "impulses": "contact_impulses", "dt": "contact_dt"}
+SLEEP_AFTER = 0.3       # s at rest (see IntegrateBodies) after which a body sleeps
 BOTTLE_COUPLING_SEGMENTS = 15  # the water sees a bottle re-lathed at this many segments (of 30), same volume
 
 
@@ -83,6 +87,7 @@ class BodyStore:
         self.contact_keys = np.zeros(0, np.int64)
         self.contact_impulses = np.zeros((0, 3))
         self.contact_dt = np.zeros(())
+        self.sleep_after = SLEEP_AFTER   # s; a setting, not state: math.inf keeps every body awake
         self._alloc(capacity)
 
     def _alloc(self, cap: int) -> None:
@@ -92,7 +97,7 @@ class BodyStore:
             if old is not None:
                 new[: len(old)] = old
             setattr(self, name, new)
-        for name in ("pos", "vel", "angvel", "force", "torque"):
+        for name in ("pos", "vel", "angvel", "force", "torque", "surface"):
             grow(name, (3,))
         grow("quat", (4,))
         for name in ("mass", "inv_mass", "volume", "held_water", "inner_volume", "submerged",
@@ -100,6 +105,7 @@ class BodyStore:
             grow(name, ())
         grow("inertia", (3, 3)); grow("inv_inertia", (3, 3))
         grow("alive", (), np.bool_, False)
+        grow("touching", (), np.bool_, False)
         grow("kind", (), np.int8, 0)
         grow("model_id", (), np.int32, 0)
         grow("group", (), np.int64, -1)

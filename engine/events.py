@@ -28,13 +28,19 @@ class Impact:
 
 @dataclass(frozen=True, slots=True)
 class Shattered:
-    """A bottle broke: `entity` is gone, `shards` are the new fragment entities."""
+    """A bottle broke: `entity` is gone, `shards` are the new fragment entities.
+
+    `released_volume` is the bottle's held water, moved into sim.water_in_flight by Shatter; HeldWater
+    puts it into the pool (or a falling parcel) at `position` with `velocity`, the bottle's, when it
+    sees this event. So emit one only for water that really left a bottle that way.
+    """
     entity: int
     shards: tuple[int, ...]
     impulse: float
     position: tuple[float, float, float]
     released_volume: float    # m^3 of held water released
     time: float = 0.0
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)   # m/s, the bottle's centre of mass
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ at the orifice rate
                               of air coming back in through the same neck)
 
 with H the head between the two sides: inside, h_in (when it is above the mouth); outside, the
-water surface at the mouth when the mouth is under it, else the mouth itself. Water that leaves a
-mouth in the air falls as a parcel (counted in sim.water_in_flight) and joins the pool where it
-lands; water that leaves or enters under the surface is moved to or from the pool at the mouth.
+water surface at the mouth when the mouth is under it, else the mouth itself. This module is the
+orifice's arithmetic only; the HeldWater system (engine/systems/held_water.py) moves the water: out
+of a mouth in the air into a falling parcel, under the surface to or from the pool at the mouth.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def cavity(model: str) -> Cavity:
                 wts.append(area * h)
     w = np.array(wts)
     w *= bs.inner_volume / w.sum()                    # exact total: the sampling only shapes it
-    r_mouth = float(getattr(bs, "neck_inner_radius", 0.0) or _mouth_radius(prof))
+    r_mouth = _mouth_radius(prof)    # the widest inner radius within 2 cm of the mouth
     return Cavity(np.array(pts), w, np.asarray(bs.neck, float), np.asarray(bs.neck_axis, float),
                   float(np.pi * r_mouth ** 2))
 

@@ -45,7 +45,7 @@ COMPONENTS: dict[str, tuple[type, tuple[str, ...]]] = {
 }
 # The events a save holds while they wait for the end of a step (spawns made between steps).
 EVENTS: dict[str, type] = {c.__name__: c for c in (ev.Impact, ev.Shattered, ev.Splash, ev.Spawned, ev.ModFailed)}
-_EVENT_TUPLES = {"point", "normal", "position", "shards"}
+_EVENT_TUPLES = {"point", "normal", "position", "shards", "velocity"}
 
 
 class StateWarning(list):

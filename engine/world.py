@@ -2,7 +2,7 @@
 
 The system order is written once, here:
 
-    SIMULATION = (IntegrateBodies, StepFluid, CoupleWater, Shatter)
+    SIMULATION = (IntegrateBodies, StepFluid, CoupleWater, Shatter, HeldWater)
 
 Mods and the game place further systems by name (`add_system(Wind(), after="StepFluid")`). The
 Simulation keeps that list and calls each system's `process(dt)` in order itself; esper holds the
@@ -31,9 +31,9 @@ from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
 from engine.retire import retire_over_cap
-from engine.systems import CoupleWater, DispersiveStepFluid, IntegrateBodies, Shatter, System
+from engine.systems import CoupleWater, DispersiveStepFluid, HeldWater, IntegrateBodies, Shatter, System
 
-SIMULATION: tuple[type[System], ...] = (IntegrateBodies, DispersiveStepFluid, CoupleWater, Shatter)
+SIMULATION: tuple[type[System], ...] = (IntegrateBodies, DispersiveStepFluid, CoupleWater, Shatter, HeldWater)
 
 _world_ids = itertools.count()
 

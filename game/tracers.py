@@ -45,7 +45,11 @@ class Tracers(System):
     Reads: WaterGrid (h, u, w). Writes: its own particle arrays. Emits: nothing.
     """
 
-    def bind(self, sim) -> None:
+    READS = ("WaterGrid.h", "WaterGrid.u", "WaterGrid.w")
+    WRITES = ()
+    EMITS = ()
+
+    def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().bind(sim)
         self.xz = np.zeros((0, 2))
         self.born = np.zeros(0)

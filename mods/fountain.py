@@ -37,6 +37,10 @@ class Fountain(System):
     Reads: [fountain]. Writes: WaterGrid h (through add_volume). Emits: nothing.
     """
 
+    READS = ()
+    WRITES = ("WaterGrid.h", "WaterGrid.source_volume")
+    EMITS = ()
+
     def __init__(self) -> None:
         self.poured = 0.0   # m^3 in so far
         self.drained = 0.0  # m^3 out so far

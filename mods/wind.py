@@ -51,8 +51,13 @@ class WindSpec:
 class Wind(System):
     """Blow on the water and on the bodies above it. Runs before IntegrateBodies.
 
-    Reads: [wind], WaterGrid h, bed; BodyStore. Writes: WaterGrid ax, az; BodyStore force or vel.
+    Reads: [wind], WaterGrid h, bed; BodyStore. Writes: WaterGrid ax, az; BodyStore force.
     """
+
+    READS = ("WaterGrid.h", "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "BodyStore.slots", "BodyStore.alive",
+             "BodyStore.pos", "BodyStore.vel", "BodyStore.volume")
+    WRITES = ("WaterGrid.ax", "WaterGrid.az", "BodyStore.force")
+    EMITS = ()
 
     def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
         super().bind(sim)

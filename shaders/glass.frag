@@ -7,6 +7,7 @@ in vec3 world_normal;
 in vec3 bary;
 in vec4 tint;
 in float level;
+in float fade;                    // the whole body's opacity scales by it (a shard fading out)
 out vec4 frag_color;
 
 #include "lighting.glsl"
@@ -42,5 +43,5 @@ void main() {
     float edge = 1.0 - smoothstep(0.0, 0.08, min(bary.x, min(bary.y, bary.z)));
     col += vec3(0.6, 0.8, 0.7) * edge * edge_strength;
     float alpha = clamp(tint.a + f * 0.6 + spec * 0.5 + edge * edge_strength * 0.5, 0.0, 1.0);
-    frag_color = vec4(col, alpha);
+    frag_color = vec4(col, alpha * fade);
 }

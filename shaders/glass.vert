@@ -9,6 +9,7 @@ layout(location = 5) in vec4 model_c2;
 layout(location = 6) in vec4 model_c3;
 layout(location = 7) in vec4 instance_tint;   // rgb tint, alpha
 layout(location = 8) in float fill_level;     // world height of the held water's surface
+layout(location = 9) in float instance_fade;  // 1 drawn whole .. 0 gone (a shard past the cap fading out)
 
 uniform mat4 view_projection;
 
@@ -17,6 +18,7 @@ out vec3 world_normal;
 out vec3 bary;
 out vec4 tint;
 out float level;
+out float fade;
 
 void main() {
     mat4 model = mat4(model_c0, model_c1, model_c2, model_c3);
@@ -26,5 +28,6 @@ void main() {
     bary = barycentric;
     tint = instance_tint;
     level = fill_level;
+    fade = instance_fade;
     gl_Position = view_projection * p;
 }

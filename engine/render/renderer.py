@@ -53,6 +53,8 @@ FIELD_VIEWS = {  # name: (debug_mode in water.frag, legend title, unit, palette 
 }
 DEBUG_VIEWS = ("depth", "velocity", "divergence", "vorticity", "bounds")
 GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
+# per body instance: model matrix (16), tint rgba (4), fill level (1), fade (1: opaque .. 0: gone)
+BODY_INSTANCE = [4, 4, 4, 4, 4, 1, 1]
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
@@ -254,21 +256,21 @@ class Renderer:
     def _fallback_models(self) -> None:
         v, t = va.bottle_mesh()
         self.bottle_verts = v[:, :3].astype(np.float64)
-        self.body_meshes["bottle"] = Mesh(va.with_bary(v, t), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        self.body_meshes["bottle"] = Mesh(va.with_bary(v, t), [3, 3, 3], instance_layout=BODY_INSTANCE)
         lv, lt = va.liquid_mesh()
-        self.body_meshes["liquid"] = Mesh(va.with_bary(lv, lt), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        self.body_meshes["liquid"] = Mesh(va.with_bary(lv, lt), [3, 3, 3], instance_layout=BODY_INSTANCE)
         self.inner_samples = va.inner_samples()
         self.shard_verts = []
         for s in range(N_SHARD_SHAPES):
             sv, st = va.shard_shape(s)
             self.shard_verts.append(sv)
             self.body_meshes[("shard", s)] = Mesh(va.flat_shade(sv, st), [3, 3, 3],
-                                                  instance_layout=[4, 4, 4, 4, 4, 1])
+                                                  instance_layout=BODY_INSTANCE)
         box = np.array([[x, y, z] for x in (-.05, .05) for y in (-.05, .05) for z in (-.05, .05)])
         faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6),
                  (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
         self.prop_verts = box
-        self.body_meshes["prop"] = Mesh(va.flat_shade(box, faces), [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+        self.body_meshes["prop"] = Mesh(va.flat_shade(box, faces), [3, 3, 3], instance_layout=BODY_INSTANCE)
 
     def _model_mesh(self, mid: int, model: Any, flat: bool) -> tuple[Mesh, NDArray[np.float64]]:
         key = ("model", mid, flat)      # model ids are append-only: an id never changes meaning
@@ -285,7 +287,7 @@ class Renderer:
                     np.add.at(nrm, tris[:, c], fn)
                 nrm /= np.linalg.norm(nrm, axis=1, keepdims=True) + 1e-12
                 data = va.with_bary(np.c_[verts, nrm].astype(np.float32), tris.astype(np.uint32))
-            self.body_meshes[key] = Mesh(data, [3, 3, 3], instance_layout=[4, 4, 4, 4, 4, 1])
+            self.body_meshes[key] = Mesh(data, [3, 3, 3], instance_layout=BODY_INSTANCE)
         return self.body_meshes[key], verts
 
     def body_groups(self, eye: NDArray[np.float64]) -> dict[str, list[tuple[Mesh, NDArray[np.float32], float]]]:
@@ -334,10 +336,11 @@ class Renderer:
                 corners = va.box_lines(lo, hi) @ rot[j].T + pos[j]
                 self.body_boxes.append(corners)
             tint = {"bottle": GLASS_TINT, "shard": SHARD_TINT}.get(kind, PROP_TINT)
-            inst = np.empty((len(idx), 21), np.float32)
+            inst = np.empty((len(idx), 22), np.float32)
             inst[:, :16] = va.model_matrices(rot[idx], pos[idx])
             inst[:, 16:20] = tint
             inst[:, 20] = -1e9
+            inst[:, 21] = 1.0
             if kind == "bottle":
                 inner = np.asarray(store.inner_volume[slots[idx]], float)
                 held = np.asarray(store.held_water[slots[idx]], float)
@@ -360,9 +363,9 @@ class Renderer:
                     out["liquid"].append((self.body_meshes["liquid"], linst[frac > 0], 0.0))
                 out["glass"].append((mesh, inst, 0.0))
             elif kind == "shard":
-                try:   # shards past the cap fade out (engine/systems/shatter.py)
+                try:   # shards past the cap fade out, whole (engine/systems/shatter.py, glass.frag)
                     with self.sim._context():
-                        inst[:, 19] *= self.sim.get_system("Shatter").slot_alpha(slots[idx])
+                        inst[:, 21] = self.sim.get_system("Shatter").slot_alpha(slots[idx])
                 except (KeyError, AttributeError):
                     pass
                 out["glass"].append((mesh, inst, 1.0))

@@ -5,11 +5,9 @@ import esper
 import numpy as np
 
 from engine import events as ev
-from engine import pouring
 from engine.blocking import Blockers
-from engine.components import BodyRef, Bottle
+from engine.components import BodyRef
 from engine.kernels import coupling, water_forces
-from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
@@ -32,9 +30,17 @@ class CoupleWater(System):
     Blocking bodies (engine/blocking.py): heavy props standing on the bed turn their footprint into
     solid columns of the water's bed first (`blockers`; barriers can be stood there too).
 
-    Reads: BodyStore, WaterGrid, PhysicsSpec. Writes: WaterGrid.h/bed/u/w/ax/az, BodyStore.force/torque/submerged.
-    Emits: Splash.
+    It leaves the fitted surface around each body in BodyStore.surface (HeldWater pours by it).
+    Contract: below (engine/contracts.py).
     """
+
+    READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind", "BodyStore.model_id",
+             "BodyStore.pos", "BodyStore.quat", "BodyStore.vel", "BodyStore.angvel", "BodyStore.mass",
+             "BodyStore.inv_mass", "BodyStore.inv_inertia", "BodyStore.volume", "BodyStore.sleep",
+             "BodyStore.sleep_after", "BodyStore.touching")
+    WRITES = ("BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.surface", "WaterGrid.h",
+              "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az")
+    EMITS = (ev.Splash,)
 
     def bind(self, sim) -> None:
         super().bind(sim)
@@ -67,7 +73,6 @@ class CoupleWater(System):
         self.blockers = Blockers(sim)
         self._loads = np.zeros((0, water_forces.LOADS))
         self._push = np.zeros((0, 3))
-        self._touch0 = np.zeros(0, dtype=np.bool_)
         self.plane_tau = phys.surface_tau
 
     def _pack_models(self) -> tuple:
@@ -107,17 +112,13 @@ class CoupleWater(System):
             self._entering = np.zeros(cap, dtype=np.bool_)
             self._loads = np.zeros((cap, water_forces.LOADS))
             self._push = np.zeros((cap, 3))
-            self._touch0 = np.zeros(cap, dtype=np.bool_)
-
-    def _no_touch(self, n: int) -> np.ndarray:
-        return self._touch0[:n]
 
     def process(self, dt: float) -> None:
         sim = self.sim
         store = sim.body_store
         water = sim.water
         n = store.n
-        if n == 0 or not len(getattr(store, "models", ())):
+        if n == 0 or not store.models:
             self.blockers.update(())
             self._settle(water)
             return
@@ -135,8 +136,7 @@ class CoupleWater(System):
         self._filter_planes(planes, n, dt)
         # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
-        integ = _find(sim, "IntegrateBodies")
-        sleep_after = getattr(integ, "sleep_after", np.inf)
+        sleep_after = store.sleep_after
         # (a body that fell asleep since is drawn with the awake ones until then; one that woke
         # up, or left, forces a redraw at once: its cached thickness would be stale)
         asleep = active & (store.sleep[:n] >= sleep_after)
@@ -160,8 +160,7 @@ class CoupleWater(System):
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        touching = getattr(integ, "touching", None)
-        touching = touching[:n] if touching is not None and len(touching) >= n else self._no_touch(n)
+        touching = store.touching[:n]        # bodies in contact (IntegrateBodies, this step)
         loads = self._loads[:n]
         water_forces.water_loads(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
                                  radius, forced, planes, water.h, water.bed, water.u, water.w, water.dx, self.rho, sim.gravity,
@@ -176,68 +175,7 @@ class CoupleWater(System):
         if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
                                   store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
             self._splashes(entering, vel, pos)
-        self._held_water(dt, planes)
-
-    def _held_water(self, dt: float, planes: np.ndarray) -> None:
-        """Pour from and fill open bottles (engine/pouring.py); keep their mass model in step."""
-        sim = self.sim
-        store = sim.body_store
-        water = sim.water
-        for _e, (ref, bottle) in esper.get_components(BodyRef, Bottle):
-            if bottle.sealed:
-                continue
-            slot = ref.slot
-            cav = pouring.cavity(bottle.model)
-            model = store.models[int(store.model_id[slot])]
-            rot = quat_to_matrix(store.quat[slot])
-            origin = store.pos[slot] - rot @ np.asarray(model.offset, float)
-            mouth = origin + rot @ cav.mouth
-            p = planes[slot]
-            outside = p[0] + p[1] * (mouth[0] - store.pos[slot, 0]) + p[2] * (mouth[2] - store.pos[slot, 2])
-            held = float(store.held_water[slot])
-            flow = pouring.exchange(cav, rot, origin, held, float(outside), sim.gravity, dt)
-            if flow == 0.0:
-                continue
-            x, z = _inside(water, mouth[0], mouth[2])
-            if flow > 0.0:
-                store.held_water[slot] = max(0.0, held - flow)
-                mouth_vel = store.vel[slot] + np.cross(store.angvel[slot], mouth - store.pos[slot])
-                shatter = _find(sim, "Shatter")
-                if mouth[1] > outside and shatter is not None and hasattr(shatter, "_release"):
-                    shatter._release(mouth, mouth_vel + 0.3 * (rot @ cav.axis), flow)   # falls, then lands
-                else:
-                    water.add_volume(x, z, flow)
-                    water.source_volume -= flow        # moved, not created: keep sources honest
-            else:
-                taken = -water.add_volume(x, z, flow)   # add_volume returns the (negative) volume moved
-                water.source_volume += taken
-                store.held_water[slot] = min(float(store.inner_volume[slot]), held + taken)
-            self._remodel(slot, bottle.model)
-
-    def _remodel(self, slot: int, model_name: str) -> None:
-        """Switch a bottle to the mass model of its (quantised) held water, without moving its glass."""
-        from engine import bodies as bd
-        from engine.meshes import load_bottle_set
-        store = self.sim.body_store
-        inner = float(store.inner_volume[slot])
-        if inner <= 0.0:
-            return
-        step = inner / pouring.REMODEL_STEPS
-        held_q = round(float(store.held_water[slot]) / step) * step
-        phys = self.sim.level.physics
-        bs = load_bottle_set(model_name)
-        mid, props, _ = bd.bottle_model(store, bs, held_q, phys.glass_density, phys.water_density)
-        old = int(store.model_id[slot])
-        if mid == old:
-            return
-        rot = quat_to_matrix(store.quat[slot])
-        shift = rot @ (np.asarray(store.models[mid].offset, float) - np.asarray(store.models[old].offset, float))
-        store.pos[slot] += shift
-        store.vel[slot] += np.cross(store.angvel[slot], shift)
-        store.set_mass(slot, props)
-        store.model_id[slot] = mid
-        store.radius[slot] = store.models[mid].radius
-        self._packed_models = -1
+        store.surface[:n] = planes             # the surface around each body, for HeldWater's pouring
 
     def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
         """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes
@@ -292,16 +230,3 @@ class CoupleWater(System):
         blockers = {k.split(".", 1)[1]: v for k, v in state.items() if k.startswith("blockers.")}
         if blockers:
             self.blockers.set_state(blockers)
-
-
-def _inside(water, x: float, z: float) -> tuple[float, float]:
-    nz, nx = water.shape
-    eps = 1e-6
-    return (min(max(float(x), eps), nx * water.dx - eps), min(max(float(z), eps), nz * water.dx - eps))
-
-
-def _find(sim, name: str):
-    try:
-        return sim.get_system(name)
-    except KeyError:
-        return None

@@ -286,6 +286,10 @@ class DispersiveStepFluid(StepFluid):
     """
 
     name = "StepFluid"
+    READS = ("WaterGrid.bed", "WaterGrid.sources", "system:CoupleWater.b_prev", "system:CoupleWater.displaced")
+    WRITES = ("WaterGrid.h", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az", "WaterGrid.source_volume",
+              "WaterGrid.substeps")
+    EMITS = ()
 
     def bind(self, sim) -> None:
         super().bind(sim)

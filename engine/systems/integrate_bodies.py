@@ -29,7 +29,8 @@ PUSH_ITERATIONS = 8     # split-impulse sweeps (normal rows of penetrating conta
 BOUNCE_ITERATIONS = 16  # at most, over the contacts that bounce (a face landing flat: no false spin)
 WARM_START = 1.0        # fraction of last step's impulse a persisting contact starts from
 SLEEP_SPEED = 0.03      # m/s: bodies slower than this (rim speed included) ...
-SLEEP_AFTER = 0.3       # s: ... for this long, with no applied force, sleep until a contact wakes them
+# SLEEP_AFTER (engine.bodies, the store's default `sleep_after`): ... for this long, with no applied
+# force, sleep until a contact wakes them
 MAX_SUBSTEP_TRAVEL = 0.08  # m: substep so that no point moves farther than this per substep
 MAX_SUBSTEPS = 16       # at 200 m/s (the fastest a level or a throw gives) 0.1 m a substep
 
@@ -45,14 +46,23 @@ class IntegrateBodies(System):
     started from the last step's impulses (matched by contact key; the memory is the BodyStore's
     contact_keys / contact_impulses / contact_dt), remove overlap by split impulses, then drift
     (Verlet position, exact through a bounce's time of impact; midpoint rotation); no centre of
-    mass leaves the pool (rigid.keep_in_pool). Bodies slow for SLEEP_AFTER seconds sleep: they are not moved, take part
+    mass leaves the pool (rigid.keep_in_pool). Bodies slow for BodyStore.sleep_after seconds sleep: they are not moved, take part
     in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).
 
-    Reads: BodyStore, BodyRef, WaterGrid.bed, PoolSpec, PhysicsSpec. Writes: the BodyStore arrays.
-    Emits: Impact.
+    The ground it stands bodies on is the terrain under CoupleWater's solid columns
+    (engine.blocking.terrain_bed: the one read of another system's state left, declared below).
     """
+
+    READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.radius",
+             "BodyStore.model_id", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.inv_mass",
+             "BodyStore.restitution", "BodyStore.friction", "BodyStore.group", "BodyStore.sleep_after",
+             "system:CoupleWater.blockers")
+    WRITES = ("BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat", "BodyStore.force",
+              "BodyStore.torque", "BodyStore.sleep", "BodyStore.touching", "BodyStore.contact_keys",
+              "BodyStore.contact_impulses", "BodyStore.contact_dt")
+    EMITS = (ev.Impact,)
 
     def bind(self, sim) -> None:
         super().bind(sim)
@@ -68,8 +78,17 @@ class IntegrateBodies(System):
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
         self._mem_turn = 0
-        self.sleep_after = SLEEP_AFTER     # s; set to math.inf to keep every body awake
         self.sweeps = np.array([ITERATIONS, MAX_ITERATIONS, PUSH_ITERATIONS, BOUNCE_ITERATIONS], np.int64)
+
+    @property
+    def sleep_after(self) -> float:
+        """Seconds at rest before a body sleeps: the body store's setting (`BodyStore.sleep_after`,
+        which CoupleWater and the body caps read too); math.inf keeps every body awake."""
+        return self.sim.body_store.sleep_after
+
+    @sleep_after.setter
+    def sleep_after(self, seconds: float) -> None:
+        self.sim.body_store.sleep_after = float(seconds)
 
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep to replay exactly: the warm-start memory (it lives in the
@@ -106,7 +125,7 @@ class IntegrateBodies(System):
             self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
             self.margin = np.zeros(cap); self.toi = np.zeros(cap)
             self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
-            self.inv_mass_eff = np.zeros(cap); self.touching = np.zeros(cap, np.bool_)
+            self.inv_mass_eff = np.zeros(cap)
             self.push_v = np.zeros((cap, 3)); self.push_w = np.zeros((cap, 3))
 
     def process(self, dt: float) -> None:
@@ -131,7 +150,7 @@ class IntegrateBodies(System):
         self.sleeping = 0
         for _ in range(subs):
             # awake mask, rotations, kick, freezing the sleepers, margins, vel_pre = vel, toi = -1
-            contacts.begin_substep(n, st.alive, st.sleep, float(self.sleep_after), self.awake, st.quat,
+            contacts.begin_substep(n, st.alive, st.sleep, float(st.sleep_after), self.awake, st.quat,
                                    st.inv_inertia, self.rot, self.inv_iw, st.vel, st.angvel, st.force, st.torque,
                                    st.inv_mass, st.inertia, sim.gravity, h, self.vel0, self.angvel0,
                                    self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi,
@@ -159,9 +178,9 @@ class IntegrateBodies(System):
             # drift, the bodies touching something, sleep bookkeeping
             self.sleeping = contacts.end_substep(n, nc, self.ca, self.cb, self.awake, st.pos, st.vel, self.vel0,
                                                  self.vel_pre, st.quat, st.angvel, st.inertia, st.inv_inertia,
-                                                 self.toi, h, self.touching, st.alive, st.radius, st.inv_mass,
+                                                 self.toi, h, st.touching, st.alive, st.radius, st.inv_mass,
                                                  st.friction, st.force, sim.gravity, st.sleep, SLEEP_SPEED,
-                                                 float(self.sleep_after), self.push_v, self.push_w, size_x, size_z)
+                                                 float(st.sleep_after), self.push_v, self.push_w, size_x, size_z)
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts

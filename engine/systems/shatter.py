@@ -21,15 +21,15 @@ UNGROUP_AFTER = 0.12    # s: fresh fragments of one bottle ignore each other thi
 
 
 class Shatter(System):
-    """Replace over-stressed bottles by their fragments; carry released water to the pool.
+    """Replace over-stressed bottles by their fragments; keep the shard cap.
 
     A bottle shatters in the step where one Impact on it (the collision impulse of one touching
     pair, summed over the step) exceeds its Bottle.strength. Its entity is removed and each piece
     of its fragment set spawns in place with the bottle's rigid velocity v + w x r plus a seeded
     outward spread whose mass-weighted mean is removed (so linear momentum is kept exactly). The
-    held water goes into the pool at the break point if that is under the surface, else it falls
-    as a parcel (counted in sim.water_in_flight) and is added where it lands (moved water: it does
-    not count in source_volume).
+    bottle's held water moves into `sim.water_in_flight` and the Shattered event carries it
+    (released_volume at the bottle's position and velocity): HeldWater puts it into the pool or
+    the air in the same step (or, for a shatter between steps, the next).
 
     Shards stay until there are more than PhysicsSpec.max_shards; then the oldest ones (smallest
     entity ids, the order they were made in) fade out over FADE_SECONDS and are removed, so at most
@@ -37,20 +37,25 @@ class Shatter(System):
     opacity a renderer draws a fading shard with). Bottles and props past their caps are retired
     by engine/retire.py.
 
-    Reads: Impact events, Bottle, Shard, BodyStore, WaterGrid. Writes: entities, BodyStore,
-    WaterGrid.h (add_volume), sim.water_in_flight. Emits: Shattered, Spawned.
+    Contract: READS, WRITES, EMITS below (engine/contracts.py checks them).
     """
+
+    READS = (ev.Impact,)
+    WRITES = (BodyRef, Bottle, Shard, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
+              "BodyStore.model_id", "BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat",
+              "BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.sleep", "BodyStore.mass",
+              "BodyStore.inv_mass", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.volume",
+              "BodyStore.radius", "BodyStore.held_water", "BodyStore.inner_volume", "BodyStore.restitution",
+              "BodyStore.friction", "BodyStore.group", "Simulation.rng", "Simulation.water_in_flight")
+    EMITS = (ev.Shattered, ev.Spawned)
 
     def bind(self, sim) -> None:
         super().bind(sim)
-        # falling water: rows of x, y, z, vx, vy, vz, volume (m, m/s, m^3)
-        self.parcels = np.zeros((0, 7))
         self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
         self.fading: dict[int, float] = {}           # shard entity -> simulated time its fade began
 
     def process(self, dt: float) -> None:
         sim = self.sim
-        self._fall(dt)
         self._ungroup()
         worst: dict[int, float] = {}
         for hit in sim.events.of_type(ev.Impact):
@@ -63,18 +68,15 @@ class Shatter(System):
         self._cap_shards()
 
     def state(self) -> dict[str, np.ndarray]:
-        """Arrays a save game must keep: the falling water parcels."""
+        """Arrays a save game must keep: fresh fragment groups and the shards fading out."""
         ids = sorted(self.fading)
-        return {"parcels": self.parcels.copy(),
-                "grouped": np.array(self.grouped, dtype=float).reshape(-1, 2),
+        return {"grouped": np.array(self.grouped, dtype=float).reshape(-1, 2),
                 "fading": np.array(ids, np.int64),
                 "fade_started": np.array([self.fading[e] for e in ids], np.float64)}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
-        self.parcels = np.asarray(state["parcels"], float).reshape(-1, 7).copy()
         self.grouped = [(float(t), int(e)) for t, e in np.asarray(state.get("grouped", np.zeros((0, 2))))]
-        self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0
         self.fading = {int(e): float(t) for e, t in zip(state.get("fading", ()), state.get("fade_started", ()))}
 
     def alpha(self, entity: int) -> float:
@@ -125,8 +127,8 @@ class Shatter(System):
         spread -= (m[:, None] * spread).sum(axis=0) / m.sum()               # keep the momentum exact
         spins = rng.normal(0.0, SPIN, (len(parts), 3))
         st.held_water[slot] = 0.0
+        sim.water_in_flight += held       # out of the bottle; HeldWater puts it in the pool or the air
         sim.remove_body(entity)
-        self._release(pos, vel, held)
         shards = []
         for i, props in enumerate(parts):
             mid = bd.fragment_model(st, bs, i, phys.glass_density)
@@ -137,52 +139,10 @@ class Shatter(System):
             shards.append(e)
             sim.emit(ev.Spawned(e, "shard", sim.time))
         self.grouped.append((sim.time, entity))
-        sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time))
+        sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time,
+                              velocity=ev.as_tuple(vel)))
         self._cap_shards()            # a shatter asked for outside a step is capped too
         return tuple(shards)
-
-    # -- water -----------------------------------------------------------------------------------
-    def _surface(self, x: float, z: float) -> float:
-        water = self.sim.water
-        nz, nx = water.shape
-        i = min(max(int(x / water.dx), 0), nx - 1)
-        k = min(max(int(z / water.dx), 0), nz - 1)
-        return float(water.read("bed")[k, i] + water.read("h")[k, i])
-
-    def _clamp(self, x: float, z: float) -> tuple[float, float]:
-        sx, sz = self.sim.level.pool.size
-        return min(max(x, 0.0), sx), min(max(z, 0.0), sz)
-
-    def _release(self, pos: np.ndarray, vel: np.ndarray, volume: float) -> None:
-        if volume <= 0.0:
-            return
-        x, z = self._clamp(float(pos[0]), float(pos[2]))
-        if pos[1] <= self._surface(x, z):
-            water = self.sim.water
-            moved = water.add_volume(x, z, volume)
-            water.source_volume -= moved          # moved from the bottle, not created
-        else:
-            self.parcels = np.vstack([self.parcels, [x, pos[1], z, vel[0], vel[1], vel[2], volume]])
-            self.sim.water_in_flight = float(self.parcels[:, 6].sum())
-
-    def _fall(self, dt: float) -> None:
-        """Move falling water ballistically; add each parcel to the pool where it meets the surface."""
-        if not len(self.parcels):
-            return
-        p = self.parcels
-        p[:, 4] -= self.sim.gravity * dt
-        p[:, 0:3] += dt * p[:, 3:6]
-        keep = np.ones(len(p), bool)
-        for j in range(len(p)):
-            x, z = self._clamp(float(p[j, 0]), float(p[j, 2]))
-            p[j, 0], p[j, 2] = x, z
-            if p[j, 1] <= self._surface(x, z):
-                water = self.sim.water
-                moved = water.add_volume(x, z, float(p[j, 6]))
-                water.source_volume -= moved      # landed, not created
-                keep[j] = False
-        self.parcels = p[keep]
-        self.sim.water_in_flight = float(self.parcels[:, 6].sum()) if len(self.parcels) else 0.0
 
     # -- shard housekeeping ------------------------------------------------------------------------
     def _ungroup(self) -> None:

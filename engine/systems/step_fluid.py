@@ -12,8 +12,13 @@ class StepFluid(System):
     water step, by the level's [water] keys: bottom friction (laminar boundary layer and Manning),
     eddy viscosity, and an optional extra uniform rate (`damping`).
 
-    Reads: WaterGrid. Writes: WaterGrid. Emits: nothing.
+    Contract: below (engine/contracts.py).
     """
+
+    READS = ("WaterGrid.bed", "WaterGrid.sources")
+    WRITES = ("WaterGrid.h", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az", "WaterGrid.source_volume",
+              "WaterGrid.substeps")
+    EMITS = ()
 
     def state(self) -> dict:
         """Nothing of its own to save: the water it steps is saved with the grid."""

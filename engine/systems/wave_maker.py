@@ -28,9 +28,12 @@ class WaveMakers(System):
     WaterGrid.add_volume, which counts it in source_volume; over a period the net volume is zero
     (less what could not be taken from cells that ran dry).
 
-    Reads: the level's wave makers, sim.time, WaterGrid u, w. Writes: WaterGrid ax, az, h.
-    Emits: nothing.
+    Reads the level's wave makers and the clock (configuration) and the contract below.
     """
+
+    READS = ("WaterGrid.u", "WaterGrid.w")
+    WRITES = ("WaterGrid.ax", "WaterGrid.az", "WaterGrid.h", "WaterGrid.source_volume")
+    EMITS = ()
 
     def __init__(self, makers: Sequence[WaveMakerSpec]) -> None:
         self.makers = tuple(makers)

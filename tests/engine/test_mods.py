@@ -215,14 +215,14 @@ def test_systems_are_ordered_by_name_across_mods(tmp_path):
     sim = start(POOL, [a, b])
     assert sim.failures == []
     assert sim.system_names() == ["First", "IntegrateBodies", "StepFluid", "Spray", "Gust", "Foam",
-                                  "CoupleWater", "Shatter", "Last"]
+                                  "CoupleWater", "Shatter", "HeldWater", "Last"]
 
 
 def test_unknown_system_names_are_rejected_naming_the_mod(tmp_path):
     a = order_mod(tmp_path, "a", 'Named("Gust"), after="StepFluids"')
     b = order_mod(tmp_path, "b", 'Named("Spray"), after="Gust"')   # depends on the rejected mod
     sim = start(POOL, [a, b])
-    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter"]
+    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]
     assert sim.failures[0].startswith('mod "a": cannot place "Gust" relative to unknown system "StepFluids"')
     assert sim.failures[1].startswith('mod "b": cannot place "Spray" relative to unknown system "Gust"')
 
@@ -234,7 +234,7 @@ def test_ordering_cycles_are_rejected_naming_the_mods(tmp_path):
     d = order_mod(tmp_path, "d", 'Named("Fine"), after="Shatter"')
     sim = start(POOL, [a, b, c, d])
     # b closes the cycle (it loaded last), so b goes; a, placed after b's system, then has no anchor
-    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "Fine"]
+    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "Fine", "HeldWater"]
     by_mod = {f.split('"')[1]: f for f in sim.failures}
     assert len(sim.failures) == 3 and set(by_mod) == {"a", "b", "c"}
     assert by_mod["b"].startswith('mod "b": ordering cycle "Gust" -> "Spray" -> "Gust"')
@@ -316,7 +316,7 @@ def test_mod_from_a_path_a_package_and_a_folder(tmp_path):
     ms = load_mods(sim, [pkg, folder, FOUNTAIN, FOUNTAIN], entry_points=False)
     assert [m.name for m in ms.mods] == ["swirl", "one", "two", "fountain"]
     assert sim.system_names() == ["IntegrateBodies", "Swirl", "StepFluid", "Fountain", "CoupleWater", "Shatter",
-                                  "One", "Two"]
+                                  "HeldWater", "One", "Two"]
 
 
 def test_entry_point_mods(monkeypatch):
