@@ -57,6 +57,18 @@ def bed_height(bed, dx, x, z):
 
 
 @njit(cache=True)
+def bed_top(bed, dx, x, z):
+    """The highest of the four cell centres bed_height interpolates at (x, z): no point of that
+    bilinear patch is higher."""
+    nz, nx = bed.shape
+    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
+    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
+    i0 = min(int(fx), nx - 1); k0 = min(int(fz), nz - 1)
+    i1 = min(i0 + 1, nx - 1); k1 = min(k0 + 1, nz - 1)
+    return max(max(bed[k0, i0], bed[k0, i1]), max(bed[k1, i0], bed[k1, i1]))
+
+
+@njit(cache=True)
 def margins(n, alive, vel, angvel, radius, dt, slop, out):
     """Speculative margin per body: how far any of its points can move this step, plus slop, m."""
     for i in range(n):
@@ -127,6 +139,13 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
                     h, gx, gz = bed_height(bed, dx, p[0], p[2])
                     inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
                     d = (p[1] - h) * inv - rad
+                    # over a steep ramp (a ledge's face) the tangent plane's distance underestimates
+                    # the gap to a point above the ramp's top: the patch is nowhere higher than
+                    # `top`, so the gap is at least p_y - top, and such a point can only come down
+                    # onto it (normal up); else the plane would stand as a wall above the ledge
+                    above = p[1] - bed_top(bed, dx, p[0], p[2]) - rad
+                    if above > d:
+                        d = above; gx = 0.0; gz = 0.0; inv = 1.0
                     if d < m:
                         q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
                         count = _push(count, cap, i, -1, q, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd, key, ck)

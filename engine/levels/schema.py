@@ -156,10 +156,10 @@ class PhysicsSpec:
     # Mould (1952), "The behavior of glass bottles under impact", J. Am. Ceram. Soc. 35(9): bottles
     # broke under single impact pulses of about 1 ms peaking near 4.4 kN (1000 lb) on the sidewall,
     # an impulse of (2/pi) F t ~ 2.8 N s; blows on the heel, shoulder and rim concentrate the
-    # stress (his brittle-coating maps) and break at about half of it: 1.4 N s. With restitution
-    # 0.35 an empty 0.39 kg bottle then breaks when it meets a hard surface at >= 2.7 m/s (a drop
-    # of >= 0.37 m onto tiles; a 1.5 m drop gives 2.8 N s), while water slows it without a contact
-    # impulse, so it never breaks there (tests/physics/test_glass_strength.py).
+    # stress (his brittle-coating maps) and break at about half of it: 1.4 N s. It is compared with
+    # the glass's share of a collision impulse (engine/systems/shatter.py): with restitution 0.35
+    # the 0.39 kg glass breaks when it meets a hard surface at >= 2.7 m/s, empty or full (a drop of
+    # >= 0.37 m onto tiles; a 1.5 m drop gives 2.8 N s) (tests/physics/test_glass_strength.py).
     glass_strength: float = spec("float", default=1.4, min=0.0, exclusive_min=True, max=1e6,
                                  doc="impulse of one contact that shatters a bottle, N s (Mould 1952, see schema.py)")
     restitution: float = spec("float", default=0.35, min=0.0, max=1.0, doc="bounce, 0 (dead) to 1 (elastic)")
