@@ -78,6 +78,8 @@ def run(quick: bool = False) -> dict[str, Any]:
         "size": f"{width}x{height}",
         "render_scale": renderer.render_scale,
         "render_size": "x".join(map(str, renderer.render_size)),
+        "msaa": renderer.msaa,
+        "fxaa": renderer.fxaa_on,
         "water_grid": f"{nx}x{nz}",
         "frames": frames,
         "ms_per_frame": 1000 * draw_s / frames,

@@ -29,6 +29,7 @@ The renderer only reads the simulation.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from engine.render.camera import OrbitCamera
 from engine.render.context import gl
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
-from engine.render.targets import CubeMap, Framebuffer, Mesh, Texture2D, gl_errors
+from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
 from engine.render.textures import cube_faces, legend_image, material_map, palettes, streak_map
 
 # field views colour the water surface by a field and show a legend; line views draw over the frame
@@ -67,7 +68,12 @@ class Renderer:
     refraction_strength = 0.06    # screen fraction per unit normal tilt per metre of water
     caustic_strength = 1.0
     clear_color = (0.0, 0.0, 0.0, 1.0)
-    fxaa = True                   # anti-aliasing in the final pass (see _pass_final)
+    # Anti-aliasing. MSAA: the 3D passes draw into a multisampled target (`msaa` samples a pixel,
+    # capped by what the context offers; 0 or 1: none) that is resolved to the single-sampled
+    # targets the shaders and the final pass read. FXAA: a full-screen pass on the resolved frame;
+    # None means "when MSAA is off". BOTTLES_MSAA in the environment (`--msaa`) sets the default.
+    DEFAULT_MSAA = 4
+    fxaa: bool | None = None
     # Internal resolution of the 3D scene as a fraction of the output (see the module docstring).
     # Chosen by measurement with `bottles bench --render` on llvmpipe, 2 cores, 1280x720.
     DEFAULT_RENDER_SCALE = 0.6
@@ -95,6 +101,9 @@ class Renderer:
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
         self.scene = Framebuffer(*self.render_size)
         self.frame = Framebuffer(*self.render_size)
+        self.multisampled: MultisampleFramebuffer | None = None   # the 3D passes' target under MSAA
+        self._msaa = 0
+        self.msaa = default_msaa()
         self.output: Framebuffer | None = None     # full-size target for read_rgba
         self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
@@ -380,6 +389,31 @@ class Renderer:
         self._render_scale = float(np.clip(value, 0.25, 1.0))
         self.resize(self.width, self.height)
 
+    @property
+    def msaa(self) -> int:
+        """Samples a pixel the 3D passes draw with (0: no multisampling); set any time."""
+        return self._msaa
+
+    @msaa.setter
+    def msaa(self, value: int) -> None:
+        want = int(value)
+        samples = min(want, MultisampleFramebuffer.max_samples()) if want > 1 else 0
+        samples = samples if samples > 1 else 0
+        if samples == self._msaa and (samples == 0) == (self.multisampled is None):
+            return
+        if self.multisampled is not None:
+            self.multisampled.delete()
+            self.multisampled = None
+        if samples:
+            self.multisampled = MultisampleFramebuffer(*self.render_size, samples)
+        self._msaa = samples
+        self._resolved = False
+
+    @property
+    def fxaa_on(self) -> bool:
+        """Whether the final pass runs FXAA: as set, or (fxaa None) when there is no MSAA."""
+        return (self._msaa == 0) if self.fxaa is None else bool(self.fxaa)
+
     def _internal_size(self) -> tuple[int, int]:
         s = self._render_scale
         if self.height * s < self.min_render_height:
@@ -396,6 +430,8 @@ class Renderer:
             self.render_size = size
             self.scene.resize(*size)
             self.frame.resize(*size)
+            if self.multisampled is not None:
+                self.multisampled.resize(*size)
             if self.smoothed is not None:
                 self.smoothed.resize(*size)
         if self.output is not None and (self.output.width, self.output.height) != (self.width, self.height):
@@ -602,6 +638,9 @@ class Renderer:
         self._pass_above(groups, debug)
         gl().glBindVertexArray(0)
         self._mark("spray_debug")
+        if self.multisampled is not None:    # each pixel's samples averaged: the anti-aliased frame
+            self.multisampled.resolve_to(self.frame)
+            self._mark("resolve")
 
     def _bind_textures(self) -> None:
         g = gl()
@@ -618,7 +657,7 @@ class Renderer:
     def _pass_scene(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]]) -> None:
         """Scene target: the pool, obstacles, wave makers, opaque bodies, the sky, glass under water."""
         g = gl()
-        self.scene.bind()
+        (self.multisampled or self.scene).bind()
         g.glClearColor(*self.clear_color)
         with st.OPAQUE:
             g.glClear(g.GL_COLOR_BUFFER_BIT | g.GL_DEPTH_BUFFER_BIT)
@@ -637,11 +676,20 @@ class Renderer:
         self._mark("glass_below")
 
     def _pass_water(self, camera: OrbitCamera, mode: int) -> None:
-        """Frame target: the scene copied, then the water surface refracting and reflecting it."""
+        """Frame target: the scene copied, then the water surface refracting and reflecting it.
+
+        Under MSAA the multisampled target already holds the scene and goes on being drawn into;
+        the scene is resolved (colour, and one sample's depth) into the `scene` textures that the
+        water samples, since a shader cannot read a multisampled renderbuffer."""
         g = gl()
-        self.scene.blit_to(self.frame)
-        self._mark("copy")
-        self.frame.bind()
+        if self.multisampled is not None:
+            self.multisampled.resolve_to(self.scene, depth=True)
+            self._mark("copy")
+            self.multisampled.bind()
+        else:
+            self.scene.blit_to(self.frame)
+            self._mark("copy")
+            self.frame.bind()
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_color"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
@@ -760,7 +808,7 @@ class Renderer:
         pixel are paid on the smaller grid only."""
         g = gl()
         rw, rh = self.render_size
-        if not self.fxaa:
+        if not self.fxaa_on:
             self._screen_pass(self.frame, target, width, height, "upscale")
         elif (width, height) == (rw, rh):
             self._screen_pass(self.frame, target, width, height, "fxaa")
@@ -821,12 +869,25 @@ class Renderer:
             self.output.delete()
         if self.smoothed is not None:
             self.smoothed.delete()
+        if self.multisampled is not None:
+            self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
             obj.delete()
         if self.legend_tex is not None:
             self.legend_tex.delete()
+
+
+def default_msaa() -> int:
+    """MSAA samples a new Renderer asks for: BOTTLES_MSAA (`--msaa`) when set, else DEFAULT_MSAA."""
+    raw = os.environ.get("BOTTLES_MSAA", "").strip()
+    if not raw:
+        return Renderer.DEFAULT_MSAA
+    try:
+        return max(int(raw), 0)
+    except ValueError:
+        raise ValueError(f"BOTTLES_MSAA={raw!r}: expected a sample count, 0 (off), 2 or 4") from None
 
 
 def screen_aspect(width: int, height: int) -> float:
