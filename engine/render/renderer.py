@@ -44,6 +44,7 @@ from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
 from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
 from engine.render.textures import cube_faces, legend_image, material_map, palettes, streak_map
+from engine.render.water_lod import TILE, blocks, tile_strides
 
 # field views colour the water surface by a field and show a legend; line views draw over the frame
 FIELD_VIEWS = {  # name: (debug_mode in water.frag, legend title, unit, palette row)
@@ -56,7 +57,7 @@ GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
-        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "streaks": 10,
+        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
         "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
@@ -78,11 +79,13 @@ class Renderer:
     # Chosen by measurement with `bottles bench --render` on llvmpipe, 2 cores, 1280x720.
     DEFAULT_RENDER_SCALE = 0.6
     min_render_height = 360       # small outputs (tests, thumbnails) render at full resolution
-    # The water grid is drawn with one quad per cell while a cell can cover this many pixels of the
-    # render target where it is nearest the camera; smaller cells are drawn in 2x2 (or 4x4) blocks.
-    # The fragment shader reads the normal, depth and foam of every cell either way, so this only
-    # drops geometry finer than a pixel or two, which llvmpipe pays for per triangle. 0: every cell.
-    water_lod_pixels = 8.0
+    # Level of detail of the water mesh (engine/render/water_lod.py): per tile of 16 x 16 cells,
+    # quads of up to `water_lod_pixels` on screen, and larger where the surface is flat to within
+    # `water_lod_error` pixels. The fragment shader reads the normal, depth and foam of every cell
+    # either way, so this drops only geometry, which llvmpipe pays for per triangle (and per
+    # sample under MSAA). water_lod_pixels = 0: one quad per cell everywhere.
+    water_lod_pixels = 4.0
+    water_lod_error = 0.5
 
     def __init__(self, sim: Any, width: int, height: int) -> None:
         g = gl()
@@ -109,6 +112,8 @@ class Renderer:
         self._resolved = False
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
+        self.block_mesh = Mesh(np.zeros((0, 3), np.float32), [3], mode="GL_POINTS")   # water quads
+        self.lod_tex: Texture2D | None = None
         self.body_meshes: dict[Any, Mesh] = {}
         self._fallback_models()
         self.sim: Any = None
@@ -583,22 +588,15 @@ class Renderer:
         sun_y = max(sun[1] / np.linalg.norm(sun), 0.0)
         return np.asarray(sky.sun_color) * sun_y * 0.6 + 0.5 * np.asarray(sky.zenith)
 
-    def water_stride(self, camera: OrbitCamera) -> int:
-        """Cells per side of one drawn water quad: 1, or 2 / 4 when cells are tiny on screen."""
-        if self.water_lod_pixels <= 0:
-            return 1
+    def water_tiles(self, camera: OrbitCamera) -> NDArray[np.int32]:
+        """The stride of each 16 x 16 tile of the water mesh this frame (engine/render/water_lod.py)."""
         nx, nz = self.grid
-        lx, lz = self.pool_size
         eye = np.asarray(camera.eye, float)
-        y = float(getattr(getattr(self.sim.level, "water", None), "level", 0.0))
-        nearest = np.array([np.clip(eye[0], 0.0, lx), y, np.clip(eye[2], 0.0, lz)])
-        dist = max(float(np.linalg.norm(eye - nearest)), 1e-6)
         focal_px = camera.projection(self.width / self.height)[1, 1] * self.render_size[1] / 2.0
-        cell_px = self.dx * focal_px / dist            # an upper bound: no foreshortening counted
-        stride = 1
-        while stride < 4 and 2 * stride * cell_px <= self.water_lod_pixels and min(nx, nz) > 8 * stride:
-            stride *= 2
-        return stride
+        wet = self.water_data[..., 1] >= 1e-4
+        y = float(getattr(getattr(self.sim.level, "water", None), "level", 0.0))
+        return tile_strides(self.water_data[..., 0], wet, self.dx, eye, focal_px,
+                            self.water_lod_pixels, self.water_lod_error, y)
 
     def _mark(self, name: str) -> None:
         if self.profile is None:
@@ -682,6 +680,16 @@ class Renderer:
         the scene is resolved (colour, and one sample's depth) into the `scene` textures that the
         water samples, since a shader cannot read a multisampled renderbuffer."""
         g = gl()
+        tiled = self.water_lod_pixels > 0
+        if tiled:      # (uploads bind textures: before the scene's are bound for the water to read)
+            strides = self.water_tiles(camera)
+            self.block_mesh.update(blocks(strides, (self.grid[1], self.grid[0])).astype(np.float32))
+            levels = np.log2(strides).astype(np.uint8)
+            if self.lod_tex is None:
+                self.lod_tex = Texture2D(levels, linear=False)
+            else:
+                self.lod_tex.upload(levels)
+            self.lod_tex.bind(UNIT["water_lod"])
         if self.multisampled is not None:
             self.multisampled.resolve_to(self.scene, depth=True)
             self._mark("copy")
@@ -694,13 +702,16 @@ class Renderer:
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.depth)
-        stride = self.water_stride(camera)
         with st.OPAQUE, self.programs["water"] as p:
             p["debug_mode"] = mode
-            p["grid_stride"] = stride
-            g.glBindVertexArray(self.empty_vao.vao)
-            blocks = [(n - 1 + stride - 1) // stride for n in self.grid]
-            g.glDrawArrays(g.GL_POINTS, 0, blocks[0] * blocks[1])
+            p["lod_blocks"] = int(tiled)
+            p["lod_tile"] = TILE if tiled else 0
+            if tiled:
+                self.block_mesh.draw()
+            else:
+                p["grid_stride"] = 1
+                g.glBindVertexArray(self.empty_vao.vao)
+                g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
         self._mark("water")
 
     def _pass_above(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
@@ -873,10 +884,13 @@ class Renderer:
             self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
-                    self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
+                    self.spray_mesh, self.line_mesh, self.block_mesh, self.empty_vao,
+                    *self._materials.values()):
             obj.delete()
         if self.legend_tex is not None:
             self.legend_tex.delete()
+        if self.lod_tex is not None:
+            self.lod_tex.delete()
 
 
 def default_msaa() -> int:
