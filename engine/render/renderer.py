@@ -40,6 +40,7 @@ from engine.render import meshes
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
+from engine.render.cover import sky_box
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
 from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
@@ -60,6 +61,7 @@ UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color"
         "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
         "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
+DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
 
 
@@ -110,6 +112,7 @@ class Renderer:
         self.output: Framebuffer | None = None     # full-size target for read_rgba
         self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
+        self._sky_box: tuple[int, int, int, int] | None = None
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
         self.block_mesh = Mesh(np.zeros((0, 3), np.float32), [3], mode="GL_POINTS")   # water quads
@@ -176,7 +179,11 @@ class Renderer:
         self.tile_diffuse = self._material(self.look.walls)
         self.bed_diffuse = self._material(self.look.bed)
         self.obstacle_diffuse = self._material(self.look.obstacles)
-        basin = meshes.pool_mesh(self.pool_size, level.pool.wall_height)
+        basin = meshes.pool_mesh(self.pool_size, level.pool.wall_height, deck=DECK)
+        lx, lz = self.pool_size
+        hw = float(level.pool.wall_height)
+        self.deck_corners = np.array([(-DECK, hw, -DECK), (lx + DECK, hw, -DECK), (lx + DECK, hw, lz + DECK),
+                                      (-DECK, hw, lz + DECK)])
         solids = [meshes.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
         bed = meshes.bed_mesh(self._terrain_bed(level, water), self.dx)
         self.pool_mesh = Mesh(np.concatenate([basin, bed, *solids]), [3, 3, 2, 1])
@@ -626,6 +633,7 @@ class Renderer:
             self._set_legend(debug, lo, hi)
         groups = self.body_groups(camera.eye)
         self.machine_mesh.update(self._machines())
+        self._sky_box = sky_box(u["view_projection"], self.deck_corners, *self.render_size)
         for p in self.programs.values():
             with p:
                 p.set(**u)
@@ -665,10 +673,16 @@ class Renderer:
                     self.machine_mesh.draw()
             self._mark("pool")
             self._draw_bodies(groups, opaque=True)
-        # the sky last, at the far plane, so only the pixels nothing covers pay for it
-        with st.SKY, self.programs["sky"]:
-            g.glBindVertexArray(self.empty_vao.vao)
-            g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+        # the sky last, at the far plane, so only the pixels nothing covers pay for it; and only
+        # in the box of the screen outside the deck's outline (under MSAA every pixel the sky's
+        # triangle covers costs, hidden or not)
+        if self._sky_box is not None:
+            g.glEnable(g.GL_SCISSOR_TEST)
+            g.glScissor(*self._sky_box)
+            with st.SKY, self.programs["sky"]:
+                g.glBindVertexArray(self.empty_vao.vao)
+                g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+            g.glDisable(g.GL_SCISSOR_TEST)
         self._mark("sky")
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
         self._mark("glass_below")
