@@ -61,6 +61,7 @@ UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color"
         "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
         "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
+FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
 DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
 
@@ -186,7 +187,15 @@ class Renderer:
                                       (-DECK, hw, lz + DECK)])
         solids = [meshes.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
         bed = meshes.bed_mesh(self._terrain_bed(level, water), self.dx)
-        self.pool_mesh = Mesh(np.concatenate([basin, bed, *solids]), [3, 3, 2, 1])
+        self.pool_mesh = Mesh(np.concatenate([basin[6:], bed, *solids]), [3, 3, 2, 1])
+        # the floor (pool_mesh's first quad), reaching FLOOR_SKIRT under the deck on every side:
+        # it is drawn with one coverage sample a pixel (see _pass_scene), so a pixel whose centre
+        # falls just outside the pool still gets floor in every sample the walls then leave
+        floor = basin[:6].copy()
+        mid = np.array([lx, lz]) / 2.0
+        floor[:, [0, 2]] += np.sign(floor[:, [0, 2]] - mid) * FLOOR_SKIRT
+        floor[:, 6:8] = floor[:, [0, 2]] * (basin[1, 6] / basin[1, 0])     # uv = (x, z) / repeat
+        self.floor_mesh = Mesh(floor, [3, 3, 2, 1])
         self.machine_mesh = Mesh(np.zeros((0, 9), np.float32), [3, 3, 2, 1])
         self.sky_tex = CubeMap(cube_faces(level.sky))
         self.spray = Spray(gravity=float(level.gravity))
@@ -668,6 +677,12 @@ class Renderer:
         with st.OPAQUE:
             g.glClear(g.GL_COLOR_BUFFER_BIT | g.GL_DEPTH_BUFFER_BIT)
             with self.programs["pool"]:
+                # the floor first, with one coverage sample a pixel (no multisampling: on
+                # llvmpipe each sample costs): it is the lowest surface and its edges lie under
+                # the deck, so none shows; the walls drawn next cut it per sample
+                g.glDisable(g.GL_MULTISAMPLE)
+                self.floor_mesh.draw()
+                g.glEnable(g.GL_MULTISAMPLE)
                 self.pool_mesh.draw()
                 if self.machine_mesh.count:
                     self.machine_mesh.draw()
@@ -898,7 +913,7 @@ class Renderer:
             self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
-                    self.spray_mesh, self.line_mesh, self.block_mesh, self.empty_vao,
+                    self.spray_mesh, self.line_mesh, self.block_mesh, self.floor_mesh, self.empty_vao,
                     *self._materials.values()):
             obj.delete()
         if self.legend_tex is not None:
