@@ -9,21 +9,26 @@
     renderer.render_scale = 0.75                    # draw the 3D scene at 75% and upscale (any time)
 
 Passes (each a method, each drawing with the GL state objects of engine/render/state.py):
-  1. `_pass_scene` (scene target): the pool (floor in the level's bed material, walls, deck),
-     obstacles and wave makers from their own geometry (caustics and Beer-Lambert light under
-     water), opaque bodies, the sky at the far plane, then the parts of glass bodies below the
-     water surface, blended back to front;
-  2. `_pass_water` (frame target): a copy of the scene (colour + depth); the water surface, which
+  1. `_pass_scene` (the multisampled target under MSAA, else the scene target): the pool's floor
+     (one coverage sample a pixel: its edges never show), walls, deck, obstacles and wave makers
+     from their own geometry (caustics and Beer-Lambert light under water), opaque bodies, the sky
+     at the far plane (scissored to the screen outside the deck), then the parts of glass bodies
+     below the water surface, blended back to front;
+  2. `_pass_water`: under MSAA the scene is resolved (colour + depth) into the scene textures and
+     the water drawn on in the multisampled target; without, the scene target is copied into the
+     frame target and the water drawn there. The water surface (a mesh with a level of detail per tile, engine/render/water_lod.py), which
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
      scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
   3. `_pass_above`: the parts of glass bodies above the surface, back to front; spray; debug lines,
-     depth-tested;
-  4. `_pass_final` (`resolve` / `present`): FXAA and the scale from `render_size` to the output in
-     one full-screen pass, then the debug view's legend at full resolution.
-Both targets are `render_size`: the output size times `render_scale` (never below
+     depth-tested; then the multisampled target is resolved into the frame target;
+  4. `_pass_final` (`resolve` / `present`): FXAA when MSAA is off, and the scale from
+     `render_size` to the output in one full-screen pass, then the debug view's legend at full
+     resolution.
+The targets are `render_size`: the output size times `render_scale` (never below
 `min_render_height` rows, nor above the output). On Mesa llvmpipe pixel shading dominates a frame,
-so this is the main knob.
+so this is the main knob; MSAA (`msaa`, 4 samples by default) costs most of the rest
+(docs/render.md).
 The renderer only reads the simulation.
 """
 from __future__ import annotations
