@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -93,6 +94,12 @@ def _cmd_warm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_msaa(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--msaa", type=int, choices=(0, 2, 4, 8), default=None, metavar="N",
+                        help="anti-aliasing samples a pixel: 0 (off: FXAA instead), 2, 4 (default; "
+                             "capped at what the GL driver offers)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bottles", description="Throw glass bottles into a pool of water.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -110,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="without a display: where the demo clip goes (default: out/demo.webp)")
     play.add_argument("--startup-time", action="store_true",
                       help="open, print the seconds to the first drawn frame and to the first game frame, close")
+    _add_msaa(play)
     play.set_defaults(func=_cmd_play)
 
     rec = sub.add_parser("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
@@ -128,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="debug view")
     rec.add_argument("--mod", action="append", default=[], metavar="PATH")
     rec.add_argument("--mods", action="store_true", help="also run the mods/ folder beside the level")
+    _add_msaa(rec)
     rec.set_defaults(func=_cmd_record)
 
     val = sub.add_parser("validate", help="check level files; exit 1 if any has problems")
@@ -151,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--render", action="store_true", help="frames per second of the default level")
     bench.add_argument("--only", default=None, help="comma-separated sections (water, bodies, scene, render)")
     bench.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    _add_msaa(bench)
     bench.set_defaults(func=_cmd_bench)
     return p
 
@@ -161,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
+    if getattr(args, "msaa", None) is not None:    # read by every Renderer, in child processes too
+        os.environ["BOTTLES_MSAA"] = str(args.msaa)
     try:
         return int(args.func(args) or 0)
     except LevelError as exc:

@@ -9,26 +9,32 @@
     renderer.render_scale = 0.75                    # draw the 3D scene at 75% and upscale (any time)
 
 Passes (each a method, each drawing with the GL state objects of engine/render/state.py):
-  1. `_pass_scene` (scene target): the pool (floor in the level's bed material, walls, deck),
-     obstacles and wave makers from their own geometry (caustics and Beer-Lambert light under
-     water), opaque bodies, the sky at the far plane, then the parts of glass bodies below the
-     water surface, blended back to front;
-  2. `_pass_water` (frame target): a copy of the scene (colour + depth); the water surface, which
+  1. `_pass_scene` (the multisampled target under MSAA, else the scene target): the pool's floor
+     (one coverage sample a pixel: its edges never show), walls, deck, obstacles and wave makers
+     from their own geometry (caustics and Beer-Lambert light under water), opaque bodies, the sky
+     at the far plane (scissored to the screen outside the deck), then the parts of glass bodies
+     below the water surface, blended back to front;
+  2. `_pass_water`: under MSAA the scene is resolved (colour + depth) into the scene textures and
+     the water drawn on in the multisampled target; without, the scene target is copied into the
+     frame target and the water drawn there. The water surface (a mesh with a level of detail per tile, engine/render/water_lod.py), which
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
      scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
   3. `_pass_above`: the parts of glass bodies above the surface, back to front; spray; debug lines,
-     depth-tested;
-  4. `_pass_final` (`resolve` / `present`): FXAA and the scale from `render_size` to the output in
-     one full-screen pass, then the debug view's legend at full resolution.
-Both targets are `render_size`: the output size times `render_scale` (never below
+     depth-tested; then the multisampled target is resolved into the frame target;
+  4. `_pass_final` (`resolve` / `present`): FXAA when MSAA is off, and the scale from
+     `render_size` to the output in one full-screen pass, then the debug view's legend at full
+     resolution.
+The targets are `render_size`: the output size times `render_scale` (never below
 `min_render_height` rows, nor above the output). On Mesa llvmpipe pixel shading dominates a frame,
-so this is the main knob.
+so this is the main knob; MSAA (`msaa`, 4 samples by default) costs most of the rest
+(docs/render.md).
 The renderer only reads the simulation.
 """
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -40,10 +46,12 @@ from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
+from engine.render.cover import sky_box
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
-from engine.render.targets import CubeMap, Framebuffer, Mesh, Texture2D, gl_errors
+from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
 from engine.render.textures import cube_faces, legend_image, material_map, palettes, streak_map
+from engine.render.water_lod import TILE, blocks, tile_strides
 
 # field views colour the water surface by a field and show a legend; line views draw over the frame
 FIELD_VIEWS = {  # name: (debug_mode in water.frag, legend title, unit, palette row)
@@ -58,9 +66,11 @@ BODY_INSTANCE = [4, 4, 4, 4, 4, 1, 1]
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
-        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "streaks": 10,
+        "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
         "debug_field": 11, "palette": 12, "overlay_image": 13}
 N_SHARD_SHAPES = 8
+FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
+DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
 
 
@@ -70,16 +80,23 @@ class Renderer:
     refraction_strength = 0.06    # screen fraction per unit normal tilt per metre of water
     caustic_strength = 1.0
     clear_color = (0.0, 0.0, 0.0, 1.0)
-    fxaa = True                   # anti-aliasing in the final pass (see _pass_final)
+    # Anti-aliasing. MSAA: the 3D passes draw into a multisampled target (`msaa` samples a pixel,
+    # capped by what the context offers; 0 or 1: none) that is resolved to the single-sampled
+    # targets the shaders and the final pass read. FXAA: a full-screen pass on the resolved frame;
+    # None means "when MSAA is off". BOTTLES_MSAA in the environment (`--msaa`) sets the default.
+    DEFAULT_MSAA = 4
+    fxaa: bool | None = None
     # Internal resolution of the 3D scene as a fraction of the output (see the module docstring).
     # Chosen by measurement with `bottles bench --render` on llvmpipe, 2 cores, 1280x720.
     DEFAULT_RENDER_SCALE = 0.6
     min_render_height = 360       # small outputs (tests, thumbnails) render at full resolution
-    # The water grid is drawn with one quad per cell while a cell can cover this many pixels of the
-    # render target where it is nearest the camera; smaller cells are drawn in 2x2 (or 4x4) blocks.
-    # The fragment shader reads the normal, depth and foam of every cell either way, so this only
-    # drops geometry finer than a pixel or two, which llvmpipe pays for per triangle. 0: every cell.
-    water_lod_pixels = 8.0
+    # Level of detail of the water mesh (engine/render/water_lod.py): per tile of 16 x 16 cells,
+    # quads of up to `water_lod_pixels` on screen, and larger where the surface is flat to within
+    # `water_lod_error` pixels. The fragment shader reads the normal, depth and foam of every cell
+    # either way, so this drops only geometry, which llvmpipe pays for per triangle (and per
+    # sample under MSAA). water_lod_pixels = 0: one quad per cell everywhere.
+    water_lod_pixels = 4.0
+    water_lod_error = 0.5
 
     def __init__(self, sim: Any, width: int, height: int) -> None:
         g = gl()
@@ -98,11 +115,17 @@ class Renderer:
         self.empty_vao = Mesh(np.zeros((0, 1), np.float32), [1])
         self.scene = Framebuffer(*self.render_size)
         self.frame = Framebuffer(*self.render_size)
+        self.multisampled: MultisampleFramebuffer | None = None   # the 3D passes' target under MSAA
+        self._msaa = 0
+        self.msaa = default_msaa()
         self.output: Framebuffer | None = None     # full-size target for read_rgba
         self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
+        self._sky_box: tuple[int, int, int, int] | None = None
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
+        self.block_mesh = Mesh(np.zeros((0, 3), np.float32), [3], mode="GL_POINTS")   # water quads
+        self.lod_tex: Texture2D | None = None
         self.body_meshes: dict[Any, Mesh] = {}
         self._fallback_models()
         self.sim: Any = None
@@ -165,10 +188,22 @@ class Renderer:
         self.tile_diffuse = self._material(self.look.walls)
         self.bed_diffuse = self._material(self.look.bed)
         self.obstacle_diffuse = self._material(self.look.obstacles)
-        basin = va.pool_mesh(self.pool_size, level.pool.wall_height)
+        basin = va.pool_mesh(self.pool_size, level.pool.wall_height, deck=DECK)
+        lx, lz = self.pool_size
+        hw = float(level.pool.wall_height)
+        self.deck_corners = np.array([(-DECK, hw, -DECK), (lx + DECK, hw, -DECK), (lx + DECK, hw, lz + DECK),
+                                      (-DECK, hw, lz + DECK)])
         solids = [va.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
         bed = va.bed_mesh(self._terrain_bed(level, water), self.dx)
-        self.pool_mesh = Mesh(np.concatenate([basin, bed, *solids]), [3, 3, 2, 1])
+        self.pool_mesh = Mesh(np.concatenate([basin[6:], bed, *solids]), [3, 3, 2, 1])
+        # the floor (pool_mesh's first quad), reaching FLOOR_SKIRT under the deck on every side:
+        # it is drawn with one coverage sample a pixel (see _pass_scene), so a pixel whose centre
+        # falls just outside the pool still gets floor in every sample the walls then leave
+        floor = basin[:6].copy()
+        mid = np.array([lx, lz]) / 2.0
+        floor[:, [0, 2]] += np.sign(floor[:, [0, 2]] - mid) * FLOOR_SKIRT
+        floor[:, 6:8] = floor[:, [0, 2]] * (basin[1, 6] / basin[1, 0])     # uv = (x, z) / repeat
+        self.floor_mesh = Mesh(floor, [3, 3, 2, 1])
         self.machine_mesh = Mesh(np.zeros((0, 9), np.float32), [3, 3, 2, 1])
         self.sky_tex = CubeMap(cube_faces(level.sky))
         self.spray = Spray(gravity=float(level.gravity))
@@ -384,6 +419,31 @@ class Renderer:
         self._render_scale = float(np.clip(value, 0.25, 1.0))
         self.resize(self.width, self.height)
 
+    @property
+    def msaa(self) -> int:
+        """Samples a pixel the 3D passes draw with (0: no multisampling); set any time."""
+        return self._msaa
+
+    @msaa.setter
+    def msaa(self, value: int) -> None:
+        want = int(value)
+        samples = min(want, MultisampleFramebuffer.max_samples()) if want > 1 else 0
+        samples = samples if samples > 1 else 0
+        if samples == self._msaa and (samples == 0) == (self.multisampled is None):
+            return
+        if self.multisampled is not None:
+            self.multisampled.delete()
+            self.multisampled = None
+        if samples:
+            self.multisampled = MultisampleFramebuffer(*self.render_size, samples)
+        self._msaa = samples
+        self._resolved = False
+
+    @property
+    def fxaa_on(self) -> bool:
+        """Whether the final pass runs FXAA: as set, or (fxaa None) when there is no MSAA."""
+        return (self._msaa == 0) if self.fxaa is None else bool(self.fxaa)
+
     def _internal_size(self) -> tuple[int, int]:
         s = self._render_scale
         if self.height * s < self.min_render_height:
@@ -400,6 +460,8 @@ class Renderer:
             self.render_size = size
             self.scene.resize(*size)
             self.frame.resize(*size)
+            if self.multisampled is not None:
+                self.multisampled.resize(*size)
             if self.smoothed is not None:
                 self.smoothed.resize(*size)
         if self.output is not None and (self.output.width, self.output.height) != (self.width, self.height):
@@ -551,22 +613,15 @@ class Renderer:
         sun_y = max(sun[1] / np.linalg.norm(sun), 0.0)
         return np.asarray(sky.sun_color) * sun_y * 0.6 + 0.5 * np.asarray(sky.zenith)
 
-    def water_stride(self, camera: OrbitCamera) -> int:
-        """Cells per side of one drawn water quad: 1, or 2 / 4 when cells are tiny on screen."""
-        if self.water_lod_pixels <= 0:
-            return 1
+    def water_tiles(self, camera: OrbitCamera) -> NDArray[np.int32]:
+        """The stride of each 16 x 16 tile of the water mesh this frame (engine/render/water_lod.py)."""
         nx, nz = self.grid
-        lx, lz = self.pool_size
         eye = np.asarray(camera.eye, float)
-        y = float(getattr(getattr(self.sim.level, "water", None), "level", 0.0))
-        nearest = np.array([np.clip(eye[0], 0.0, lx), y, np.clip(eye[2], 0.0, lz)])
-        dist = max(float(np.linalg.norm(eye - nearest)), 1e-6)
         focal_px = camera.projection(self.width / self.height)[1, 1] * self.render_size[1] / 2.0
-        cell_px = self.dx * focal_px / dist            # an upper bound: no foreshortening counted
-        stride = 1
-        while stride < 4 and 2 * stride * cell_px <= self.water_lod_pixels and min(nx, nz) > 8 * stride:
-            stride *= 2
-        return stride
+        wet = self.water_data[..., 1] >= 1e-4
+        y = float(getattr(getattr(self.sim.level, "water", None), "level", 0.0))
+        return tile_strides(self.water_data[..., 0], wet, self.dx, eye, focal_px,
+                            self.water_lod_pixels, self.water_lod_error, y)
 
     def _mark(self, name: str) -> None:
         if self.profile is None:
@@ -596,6 +651,7 @@ class Renderer:
             self._set_legend(debug, lo, hi)
         groups = self.body_groups(camera.eye)
         self.machine_mesh.update(self._machines())
+        self._sky_box = sky_box(u["view_projection"], self.deck_corners, *self.render_size)
         for p in self.programs.values():
             with p:
                 p.set(**u)
@@ -606,6 +662,9 @@ class Renderer:
         self._pass_above(groups, debug)
         gl().glBindVertexArray(0)
         self._mark("spray_debug")
+        if self.multisampled is not None:    # each pixel's samples averaged: the anti-aliased frame
+            self.multisampled.resolve_to(self.frame)
+            self._mark("resolve")
 
     def _bind_textures(self) -> None:
         g = gl()
@@ -622,41 +681,75 @@ class Renderer:
     def _pass_scene(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]]) -> None:
         """Scene target: the pool, obstacles, wave makers, opaque bodies, the sky, glass under water."""
         g = gl()
-        self.scene.bind()
+        (self.multisampled or self.scene).bind()
         g.glClearColor(*self.clear_color)
         with st.OPAQUE:
             g.glClear(g.GL_COLOR_BUFFER_BIT | g.GL_DEPTH_BUFFER_BIT)
             with self.programs["pool"]:
+                # the floor first, with one coverage sample a pixel (no multisampling: on
+                # llvmpipe each sample costs): it is the lowest surface and its edges lie under
+                # the deck, so none shows; the walls drawn next cut it per sample
+                g.glDisable(g.GL_MULTISAMPLE)
+                self.floor_mesh.draw()
+                g.glEnable(g.GL_MULTISAMPLE)
                 self.pool_mesh.draw()
                 if self.machine_mesh.count:
                     self.machine_mesh.draw()
             self._mark("pool")
             self._draw_bodies(groups, opaque=True)
-        # the sky last, at the far plane, so only the pixels nothing covers pay for it
-        with st.SKY, self.programs["sky"]:
-            g.glBindVertexArray(self.empty_vao.vao)
-            g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+        # the sky last, at the far plane, so only the pixels nothing covers pay for it; and only
+        # in the box of the screen outside the deck's outline (under MSAA every pixel the sky's
+        # triangle covers costs, hidden or not)
+        if self._sky_box is not None:
+            g.glEnable(g.GL_SCISSOR_TEST)
+            g.glScissor(*self._sky_box)
+            with st.SKY, self.programs["sky"]:
+                g.glBindVertexArray(self.empty_vao.vao)
+                g.glDrawArrays(g.GL_TRIANGLES, 0, 3)
+            g.glDisable(g.GL_SCISSOR_TEST)
         self._mark("sky")
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
         self._mark("glass_below")
 
     def _pass_water(self, camera: OrbitCamera, mode: int) -> None:
-        """Frame target: the scene copied, then the water surface refracting and reflecting it."""
+        """Frame target: the scene copied, then the water surface refracting and reflecting it.
+
+        Under MSAA the multisampled target already holds the scene and goes on being drawn into;
+        the scene is resolved (colour, and one sample's depth) into the `scene` textures that the
+        water samples, since a shader cannot read a multisampled renderbuffer."""
         g = gl()
-        self.scene.blit_to(self.frame)
-        self._mark("copy")
-        self.frame.bind()
+        tiled = self.water_lod_pixels > 0
+        if tiled:      # (uploads bind textures: before the scene's are bound for the water to read)
+            strides = self.water_tiles(camera)
+            self.block_mesh.update(blocks(strides, (self.grid[1], self.grid[0])).astype(np.float32))
+            levels = np.log2(strides).astype(np.uint8)
+            if self.lod_tex is None:
+                self.lod_tex = Texture2D(levels, linear=False)
+            else:
+                self.lod_tex.upload(levels)
+            self.lod_tex.bind(UNIT["water_lod"])
+        if self.multisampled is not None:
+            self.multisampled.resolve_to(self.scene, depth=True)
+            self._mark("copy")
+            self.multisampled.bind()
+        else:
+            self.scene.blit_to(self.frame)
+            self._mark("copy")
+            self.frame.bind()
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_color"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.depth)
-        stride = self.water_stride(camera)
         with st.OPAQUE, self.programs["water"] as p:
             p["debug_mode"] = mode
-            p["grid_stride"] = stride
-            g.glBindVertexArray(self.empty_vao.vao)
-            blocks = [(n - 1 + stride - 1) // stride for n in self.grid]
-            g.glDrawArrays(g.GL_POINTS, 0, blocks[0] * blocks[1])
+            p["lod_blocks"] = int(tiled)
+            p["lod_tile"] = TILE if tiled else 0
+            if tiled:
+                self.block_mesh.draw()
+            else:
+                p["grid_stride"] = 1
+                g.glBindVertexArray(self.empty_vao.vao)
+                g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
         self._mark("water")
 
     def _pass_above(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
@@ -764,7 +857,7 @@ class Renderer:
         pixel are paid on the smaller grid only."""
         g = gl()
         rw, rh = self.render_size
-        if not self.fxaa:
+        if not self.fxaa_on:
             self._screen_pass(self.frame, target, width, height, "upscale")
         elif (width, height) == (rw, rh):
             self._screen_pass(self.frame, target, width, height, "fxaa")
@@ -826,12 +919,28 @@ class Renderer:
         if self.smoothed is not None:
             self.smoothed.delete()
         obj: Any
+        if self.multisampled is not None:
+            self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
                     self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
-                    self.spray_mesh, self.line_mesh, self.empty_vao, *self._materials.values()):
+                    self.spray_mesh, self.line_mesh, self.block_mesh, self.floor_mesh, self.empty_vao,
+                    *self._materials.values()):
             obj.delete()
         if self.legend_tex is not None:
             self.legend_tex.delete()
+        if self.lod_tex is not None:
+            self.lod_tex.delete()
+
+
+def default_msaa() -> int:
+    """MSAA samples a new Renderer asks for: BOTTLES_MSAA (`--msaa`) when set, else DEFAULT_MSAA."""
+    raw = os.environ.get("BOTTLES_MSAA", "").strip()
+    if not raw:
+        return Renderer.DEFAULT_MSAA
+    try:
+        return max(int(raw), 0)
+    except ValueError:
+        raise ValueError(f"BOTTLES_MSAA={raw!r}: expected a sample count, 0 (off), 2 or 4") from None
 
 
 __all__ = ["Renderer", "DEBUG_VIEWS"]

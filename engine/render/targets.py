@@ -205,6 +205,75 @@ class Framebuffer:
         self.id = self.color = self.depth = 0
 
 
+class MultisampleFramebuffer:
+    """A multisampled RGBA8 colour renderbuffer plus a 24-bit depth renderbuffer (pyglet's
+    Renderbuffer with `samples`, attached to a pyglet Framebuffer): a target that is drawn into
+    and resolved, never sampled. `resolve_to` averages each pixel's samples into a single-sampled
+    `Framebuffer` (glBlitFramebuffer), the only way a shader can read what was drawn here."""
+
+    def __init__(self, width: int, height: int, samples: int) -> None:
+        self.id = 0
+        self._fbo = None
+        self._buffers: list = []
+        self.samples = 0
+        self.resize(width, height, samples)
+
+    @staticmethod
+    def max_samples() -> int:
+        """The most samples the context offers per pixel (GL_MAX_SAMPLES; 4 on llvmpipe)."""
+        g = gl()
+        n = ctypes.c_int(0)
+        g.glGetIntegerv(g.GL_MAX_SAMPLES, ctypes.byref(n))
+        return int(n.value)
+
+    def resize(self, width: int, height: int, samples: int | None = None) -> None:
+        import pyglet.image.buffer as pb
+        g = gl()
+        self.delete()
+        self.width, self.height = int(width), int(height)
+        if samples is not None:
+            self.samples = int(samples)
+        color = pb.Renderbuffer(self.width, self.height, g.GL_RGBA8, samples=self.samples)
+        depth = pb.Renderbuffer(self.width, self.height, g.GL_DEPTH_COMPONENT24, samples=self.samples)
+        fbo = pb.Framebuffer()
+        fbo.attach_renderbuffer(color, attachment=g.GL_COLOR_ATTACHMENT0)
+        fbo.attach_renderbuffer(depth, attachment=g.GL_DEPTH_ATTACHMENT)
+        fbo.bind()
+        complete, status = fbo.is_complete, fbo.get_status()
+        fbo.unbind()
+        if not complete:
+            fbo.delete()
+            color.delete()
+            depth.delete()
+            raise RuntimeError(f"{self.samples}x multisampled framebuffer {self.width}x{self.height} "
+                               f"incomplete ({status})")
+        self._fbo, self._buffers = fbo, [color, depth]
+        self.id = fbo.id
+
+    def bind(self) -> None:
+        g = gl()
+        g.glBindFramebuffer(g.GL_FRAMEBUFFER, self.id)
+        g.glViewport(0, 0, self.width, self.height)
+
+    def resolve_to(self, other: Framebuffer, depth: bool = False) -> None:
+        """Average the samples of each pixel into `other` (same size): colour, and depth when asked
+        (a depth resolve keeps one sample's depth, which refraction's thickness needs, never a mean)."""
+        g = gl()
+        g.glBindFramebuffer(g.GL_READ_FRAMEBUFFER, self.id)
+        g.glBindFramebuffer(g.GL_DRAW_FRAMEBUFFER, other.id)
+        mask = g.GL_COLOR_BUFFER_BIT | (g.GL_DEPTH_BUFFER_BIT if depth else 0)
+        g.glBlitFramebuffer(0, 0, self.width, self.height, 0, 0, other.width, other.height, mask, g.GL_NEAREST)
+        g.glBindFramebuffer(g.GL_FRAMEBUFFER, self.id)
+
+    def delete(self) -> None:
+        if self._fbo is not None:
+            self._fbo.delete()
+        for rb in self._buffers:
+            rb.delete()
+        self._fbo, self._buffers = None, []
+        self.id = 0
+
+
 class Mesh:
     """Interleaved float32 vertex attributes in one VAO, optionally with per-instance attributes.
 

@@ -163,6 +163,8 @@ def test_fxaa_smooths_a_hard_edge(gl_context):
     sim, r = _scene(level)
     cam = OrbitCamera((0.8, 0.3, 0.6), 2.0, -33.0, 40.0, 50.0)
 
+    r.msaa = 0                 # FXAA alone: the fallback where the context offers no MSAA
+
     def jumps(fx: bool) -> int:
         r.fxaa = fx
         r.draw(cam)
