@@ -20,7 +20,7 @@ from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
 from engine.world import Simulation
 
 DT = 1.0 / 120.0
-WATER_SYSTEMS = ("StepFluid",)   # DispersiveStepFluid: split, shallow-water step, merge
+WATER_SYSTEMS = ("StepFluid",)   # the water step: confinement (off here), split, shallow-water step, merge
 
 
 def _level(n: int, beach: bool, dispersion: bool, vorticity: float = 0.0) -> Level:
@@ -48,11 +48,11 @@ def _time_water(sim: Simulation, steps: int, batches: int) -> tuple[float, float
 
 
 def _time_confine(sim: Simulation, steps: int) -> float:
-    from engine.systems.confine_vortices import confine
-    scratch: dict = {}
+    from engine.water.vortices import Confinement
+    confine = Confinement(sim.water.shape, 1.0)
     t0 = time.perf_counter()
     for _ in range(steps):
-        confine(sim.water, 1.0, scratch)
+        confine(sim.water)
     return (time.perf_counter() - t0) / steps * 1e3
 
 
@@ -86,14 +86,7 @@ def run(quick: bool) -> dict[str, Any]:
 
 
 def _levels(sim: Simulation) -> int:
-    from engine.kernels import dispersion as dk
-    grid = sim.water
-    h, bed = grid.read("h"), grid.read("bed")
-    wet = h > dk.DRY_H
-    ref = float((bed + h)[wet].mean())
-    still = np.maximum(ref - bed, 0.0)
-    deep = wet & (still >= dk.MIN_LEVEL)
-    return len(dk.depth_levels(float(still[deep].min()), float(still[wet].max())))
-
-
-
+    """How many depth levels the surface-wave stage took at its last split."""
+    stages = sim.get_system("StepFluid").stages
+    surface = next(iter(stages.values())).surface if stages else None
+    return len(surface.levels) if surface is not None else 0
