@@ -188,24 +188,6 @@ the upper one (float64): the piecewise-linear blend of the levels' results."""
 
 
 @njit(cache=True)
-def depth_limiter(h, full, lim):
-    """lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1), the depth limiter; lim.dry = (lam <= 0).
-    Returns whether the set of dry cells changed since the last call."""
-    nz, nx = h.shape
-    changed = False
-    scale = 1.0 / (full - DRY_H)
-    for k in range(nz):
-        for i in range(nx):
-            lam = min(max((h[k, i] - DRY_H) * scale, 0.0), 1.0)
-            lim.lam[k, i] = lam
-            dry = np.uint8(1) if lam <= 0.0 else np.uint8(0)
-            if dry != lim.dry[k, i]:
-                lim.dry[k, i] = dry
-                changed = True
-    return changed
-
-
-@njit(cache=True)
 def distance_ramp(source, table, out):
     """out = table at the offset of the nearest cell with source != 0 (by Euclidean distance), 1 where
     none lies within the table's reach; 0 on those cells. table[R + dk, R + di] is the ramp at
@@ -260,11 +242,25 @@ def label(mask, labels, stack):
 
 
 @njit(cache=True)
-def ramp_limiter(water, lim):
-    """lam *= shore * hull, and the mean surface of the cells with lam > 0.
-    Returns (wet cells, mean wet surface eta = bed + h (m), smallest lam of a wet cell, whether the
-    set of wet cells changed since the last call)."""
-    nz, nx = water.h.shape
+def limiter(water, full, lim, table):
+    """lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1) (the depth limiter) * shore * hull, where
+    shore is the ramp (`distance_ramp` with `table`) from the dry cells (lam_depth <= 0), redone when
+    they changed; lim.dry and lim.wet (lam > 0) are updated. Returns (wet cells, their mean surface
+    bed + h (m), their smallest lam, whether the set of wet cells changed since the last call)."""
+    h = water.h
+    nz, nx = h.shape
+    scale = 1.0 / (full - DRY_H)
+    dry_changed = False
+    for k in range(nz):
+        for i in range(nx):
+            lam = min(max((h[k, i] - DRY_H) * scale, 0.0), 1.0)
+            lim.lam[k, i] = lam
+            dry = np.uint8(1) if lam <= 0.0 else np.uint8(0)
+            if dry != lim.dry[k, i]:
+                lim.dry[k, i] = dry
+                dry_changed = True
+    if dry_changed:
+        distance_ramp(lim.dry, table, lim.shore)
     n = 0
     total = 0.0
     lam_min = 1.0
@@ -279,7 +275,7 @@ def ramp_limiter(water, lim):
                 changed = True
             if wet:
                 n += 1
-                total += water.bed[k, i] + water.h[k, i]
+                total += water.bed[k, i] + h[k, i]
                 lam_min = min(lam_min, lam)
     return n, total / max(n, 1), lam_min, changed
 
@@ -366,99 +362,127 @@ def step_spectra(src, per_level, coef, decay, out):
                 out[2 * j + 1, k, i] = (c * p - coef[j, 2, k, i] * e) * decay[k, i]
 
 
-@njit(cache=True)
-def blend(fields, levels, h, out):
-    """out.eta, out.phi = the levels' fields (fields[2 j], fields[2 j + 1]) blended per cell, float64.
-    Returns whether every |eta| <= HALF h (then limiting changes nothing but round-off)."""
-    nl = fields.shape[0] // 2
-    nz, nx = h.shape
-    within = True
-    for k in range(nz):
-        for i in range(nx):
-            if nl == 1:
-                e = float(fields[0, k, i])
-                p = float(fields[1, k, i])
-            else:
-                j = levels.index[k, i]
-                t = levels.frac[k, i]
-                e = (1.0 - t) * fields[2 * j, k, i] + t * fields[2 * j + 2, k, i]
-                p = (1.0 - t) * fields[2 * j + 1, k, i] + t * fields[2 * j + 3, k, i]
-            out.eta[k, i] = e
-            out.phi[k, i] = p
-            if abs(e) > HALF * h[k, i]:
-                within = False
-    return within
+@njit(cache=True, inline="always")
+def _blended(fields, levels, k, i):
+    """(eta, phi) at cell (k, i): the levels' fields (fields[2 j], fields[2 j + 1]) blended, float64."""
+    if fields.shape[0] == 2:
+        return float(fields[0, k, i]), float(fields[1, k, i])
+    j = levels.index[k, i]
+    t = levels.frac[k, i]
+    return ((1.0 - t) * fields[2 * j, k, i] + t * fields[2 * j + 2, k, i],
+            (1.0 - t) * fields[2 * j + 1, k, i] + t * fields[2 * j + 3, k, i])
 
 
 @njit(cache=True)
-def limit(surface, h, lam, basins, dx):
-    """Limit a surface part in place: eta = clip(eta, -HALF h, HALF h) lam, minus lam times its
-    basin's mean sum(eta) / sum(lam), so that its sum over each basin is 0 to round-off; phi *= lam.
-    Returns (max |eta|, max |grad phi| over the interior faces)."""
-    eta, phi = surface
-    labels, sums, weights = basins
-    nz, nx = h.shape
-    sums[:] = 0.0
-    weights[:] = 0.0
+def blend(fields, levels, out):
+    """out.eta, out.phi = the levels' fields blended per cell (`_blended`)."""
+    nz, nx = out.eta.shape
     for k in range(nz):
         for i in range(nx):
-            cap = HALF * h[k, i]
-            e = min(max(eta[k, i], -cap), cap) * lam[k, i]
-            eta[k, i] = e
-            b = labels[k, i]
-            sums[b] += e
-            weights[b] += lam[k, i]
-            phi[k, i] *= lam[k, i]
+            out.eta[k, i], out.phi[k, i] = _blended(fields, levels, k, i)
+
+
+@njit(cache=True, inline="always")
+def _clip(part, h, lam, basins, k, i, e, p):
+    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e and lam
+    to the cell's basin sums."""
+    l = lam[k, i]
+    cap = HALF * h[k, i]
+    e = min(max(e, -cap), cap) * l
+    part.eta[k, i] = e
+    part.phi[k, i] = p * l
+    b = basins.labels[k, i]
+    basins.sums[b] += e
+    basins.weights[b] += l
+    return e
+
+
+@njit(cache=True, inline="always")
+def _means(basins):
+    """Each basin's sums[b] = sum(eta) / sum(lam) (0 for basin 0, outside every basin); returns the
+    largest |mean|."""
+    sums, weights = basins.sums, basins.weights
+    top = 0.0
+    sums[0] = 0.0
     for b in range(1, len(sums)):
         sums[b] = sums[b] / weights[b] if weights[b] > 0.0 else 0.0
-    sums[0] = 0.0
+        top = max(top, abs(sums[b]))
+    return top
+
+
+@njit(cache=True)
+def take_out(fields, levels, h, lam, basins, dx, part):
+    """The first pass of the split's limiting: part = the levels' fields blended (`_blended`), eta
+    clipped to +-HALF h and both times lam (`_clip`), each basin's mean found (`_means`). Returns
+    (whether every blended |eta| <= HALF h, a bound on max |eta| after `settle`, max |grad phi| over
+    the interior faces, m/s)."""
+    nz, nx = h.shape
+    basins.sums[:] = 0.0
+    basins.weights[:] = 0.0
+    within = True
     e_max = 0.0
     v_max = 0.0
     for k in range(nz):
         for i in range(nx):
-            eta[k, i] -= lam[k, i] * sums[labels[k, i]]
-            e_max = max(e_max, abs(eta[k, i]))
+            e, p = _blended(fields, levels, k, i)
+            if abs(e) > HALF * h[k, i]:
+                within = False
+            e_max = max(e_max, abs(_clip(part, h, lam, basins, k, i, e, p)))
             if i > 0:
-                v_max = max(v_max, abs(phi[k, i] - phi[k, i - 1]) / dx)
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k, i - 1]) / dx)
             if k > 0:
-                v_max = max(v_max, abs(phi[k, i] - phi[k - 1, i]) / dx)
-    return e_max, v_max
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k - 1, i]) / dx)
+    return within, e_max + _means(basins), v_max
 
 
 @njit(cache=True)
-def apply(water, surface, sign, dx):
-    """h += sign eta, interior faces += sign grad phi (the pool's side faces keep their own)."""
+def carry(pending, water, lam, basins, damp, dx, dt, part):
+    """The first pass of the merge: part = the stepped surface part carried by the face velocities
+    over dt, semi-Lagrangian, and damped: q(x) = damp(x) pending(x - v(x) dt) for eta and phi, v at
+    the cell centre the mean of its two faces, pending bilinear, the foot clamped to the grid (v = 0
+    gives damp pending exactly); then limited by the bulk depth (`_clip`) and each basin's mean
+    found (`_means`)."""
     h, _, u, w = water
-    eta, phi = surface
+    q_eta, q_phi = pending
     nz, nx = h.shape
-    for k in range(nz):
-        for i in range(nx):
-            h[k, i] += sign * eta[k, i]
-            if i > 0:
-                u[k, i] = u[k, i] + sign * ((phi[k, i] - phi[k, i - 1]) / dx)
-            if k > 0:
-                w[k, i] = w[k, i] + sign * ((phi[k, i] - phi[k - 1, i]) / dx)
-
-
-@njit(cache=True)
-def carry(surface, u, w, dx, dt, damp, out):
-    """Carry a surface part by the face velocities (u, w) over dt, semi-Lagrangian, and damp it:
-    out(x) = damp(x) q(x - v(x) dt) for q = eta, phi; v at the cell centre the mean of its two faces,
-    q bilinear, the foot clamped to the grid (with v = 0, out = damp q exactly)."""
-    q_eta, q_phi = surface
-    nz, nx = q_eta.shape
+    c = dt / dx
+    basins.sums[:] = 0.0
+    basins.weights[:] = 0.0
     for k in range(nz):
         for i in range(nx):
             vx = 0.5 * (u[k, i] + u[k, i + 1])
             vz = 0.5 * (w[k, i] + w[k + 1, i])
-            x = min(max(i - vx * dt / dx, 0.0), nx - 1.0)
-            z = min(max(k - vz * dt / dx, 0.0), nz - 1.0)
+            x = min(max(i - vx * c, 0.0), nx - 1.0)
+            z = min(max(k - vz * c, 0.0), nz - 1.0)
             i0 = min(int(x), nx - 2) if nx > 1 else 0
             k0 = min(int(z), nz - 2) if nz > 1 else 0
             fx = x - i0
             fz = z - k0
             i1 = min(i0 + 1, nx - 1)
             k1 = min(k0 + 1, nz - 1)
-            a, b, c, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
-            out.eta[k, i] = damp[k, i] * (a * q_eta[k0, i0] + b * q_eta[k0, i1] + c * q_eta[k1, i0] + d * q_eta[k1, i1])
-            out.phi[k, i] = damp[k, i] * (a * q_phi[k0, i0] + b * q_phi[k0, i1] + c * q_phi[k1, i0] + d * q_phi[k1, i1])
+            a, b, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
+            e = damp[k, i] * (a * q_eta[k0, i0] + b * q_eta[k0, i1] + cc * q_eta[k1, i0] + d * q_eta[k1, i1])
+            p = damp[k, i] * (a * q_phi[k0, i0] + b * q_phi[k0, i1] + cc * q_phi[k1, i0] + d * q_phi[k1, i1])
+            _clip(part, h, lam, basins, k, i, e, p)
+    _means(basins)
+
+
+@njit(cache=True)
+def settle(water, part, lam, basins, sign, dx, spec):
+    """The second pass: eta -= lam mean of its basin (so that the sum of eta over each basin is 0 to
+    round-off), then h += sign eta and each interior face += sign grad phi (the pool's side faces
+    keep their own); spec[0], spec[1] = eta, phi as float32 (for the forward transform)."""
+    h, _, u, w = water
+    eta, phi = part
+    nz, nx = h.shape
+    for k in range(nz):
+        for i in range(nx):
+            e = eta[k, i] - lam[k, i] * basins.sums[basins.labels[k, i]]
+            eta[k, i] = e
+            spec[0, k, i] = e
+            spec[1, k, i] = phi[k, i]
+            h[k, i] += sign * e
+            if i > 0:
+                u[k, i] = u[k, i] + sign * ((phi[k, i] - phi[k, i - 1]) / dx)
+            if k > 0:
+                w[k, i] = w[k, i] + sign * ((phi[k, i] - phi[k - 1, i]) / dx)

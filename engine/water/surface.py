@@ -109,32 +109,27 @@ class SurfaceWaves:
         parts = np.empty((2 * len(levels),) + self.shape, np.float32)
         dk.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
         part = self._part
-        within = dk.blend(idct(parts), self._blend, water.h, part)
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
-        e_max, v_max = dk.limit(part, water.h, lam, self._basins, self.dx)
+        within, e_max, v_max = dk.take_out(idct(parts), self._blend, water.h, lam, self._basins, self.dx, part)
         if e_max < dk.QUIET and v_max < QUIET_V:
             return None
-        dk.apply(water, part, -1.0, self.dx)         # the bulk, which the shallow-water step advances
+        dk.settle(water, part, lam, self._basins, -1.0, self.dx, spec)   # the bulk, which the shallow-water step advances
         unlimited = within and len(levels) == 1 and lam_min >= 1.0
-        if unlimited:   # the limiter only removed the sum's round-off: the spectra are eta_s's
-            src = parts
-        else:
-            spec[0] = part.eta
-            spec[1] = part.phi
-            src = dct(spec)
+        # unlimited: the limiter only removed the sum's round-off, the spectra are eta_s's; else
+        # transform the limited part (settle left it in spec)
+        src = parts if unlimited else dct(spec)
         stepped = np.empty_like(parts)
         dk.step_spectra(src, unlimited, self._coef_of(key, dt), self._decay_of(dt), stepped)
-        dk.blend(idct(stepped), self._blend, water.h, self._pending.part)
+        dk.blend(idct(stepped), self._blend, self._pending.part)
         return self._pending
 
     def merge(self, pending: Pending, water: dk.Water, dt: float, covered: NDArray | None = None) -> None:
         """Carry the stepped surface part by the bulk velocity (u, w) over dt, limit it by the bulk
         depth h and add it back to water (in place)."""
-        part = self._carried
-        dk.carry(pending.part, water.u, water.w, self.dx, float(dt), self._sponge_of(dt), part)
         self._limiter(water, covered, hull=False)
-        dk.limit(part, water.h, self._lim.lam, self._basins, self.dx)
-        dk.apply(water, part, 1.0, self.dx)
+        dk.carry(pending.part, water, self._lim.lam, self._basins, self._sponge_of(dt), self.dx, float(dt),
+                 self._carried)
+        dk.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
 
     # -- the limiter ---------------------------------------------------------------------------
     def _limiter(self, water: dk.Water, covered: NDArray | None, hull: bool = True) -> tuple[int, float, float]:
@@ -146,11 +141,9 @@ class SurfaceWaves:
         surface, smallest wet lam). hull=False keeps the hulls' ramp of the last call (merge: the
         covered height does not change within a step)."""
         lim = self._lim
-        if dk.depth_limiter(water.h, self.full, lim):
-            dk.distance_ramp(lim.dry, self._table, lim.shore)
         if hull:
             self._hull(covered)
-        n, ref, lam_min, changed = dk.ramp_limiter(water, lim)
+        n, ref, lam_min, changed = dk.limiter(water, self.full, lim, self._table)
         if changed:
             n_basins = dk.label(lim.wet, self._basins.labels, self._stack)
             self._basins = dk.Basins(self._basins.labels, np.zeros(n_basins + 1), np.zeros(n_basins + 1))
