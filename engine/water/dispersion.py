@@ -74,7 +74,7 @@ FULL_H = 0.02          # m: the full surface part from this depth on
 HALF = 0.5             # |eta_s| <= HALF * depth
 QUIET = 1e-9           # m: a surface part smaller than this everywhere is dropped (lake at rest)
 MIN_LEVEL = 0.005      # m: the shallowest depth at which (2) is taken
-MAX_LEVELS = 4         # depths at which (2) is taken
+MAX_LEVELS = 3         # depths at which (2) is taken (each costs two inverse transforms of the grid each way)
 LEVEL_RATIO = 1.3      # neighbouring depths differ by at most this factor (unless MAX_LEVELS caps it)
 HI_SNAP = 1.02         # the deepest level is a power of this times MIN_LEVEL, at most 2% deeper than the deepest cell
 SPONGE_CELLS = 10
