@@ -284,12 +284,13 @@ def limiter(water, full, lim, table):
 def load(water, lam, ref, bed_smooth, inflow, dx, spec):
     """spec[0] = eta - ref on wet cells (0 elsewhere), spec[1] = div v (see the module docstring:
     every side's face counts; an inflow side's face carries the next interior face's velocity),
-    float32, ready for the forward transform. Returns (lo, hi): the smallest still-water depth
-    ref - bed_smooth of a wet cell at least MIN_LEVEL deep (MIN_LEVEL if none) and the largest of a
-    wet cell, m: the range the depth levels span."""
+    float32, ready for the forward transform. Returns (lo, hi, sum of eta'^2, sum of (div v)^2): lo
+    and hi the smallest still-water depth ref - bed_smooth of a wet cell at least MIN_LEVEL deep
+    (MIN_LEVEL if none) and the largest of a wet cell, m: the range the depth levels span."""
     h, bed, u, w = water
     nz, nx = h.shape
     lo, hi = np.inf, 0.0
+    e2, d2 = 0.0, 0.0
     for k in range(nz):
         for i in range(nx):
             ul, ur = u[k, i], u[k, i + 1]
@@ -302,16 +303,20 @@ def load(water, lam, ref, bed_smooth, inflow, dx, spec):
                 ws = w[1, i]
             if inflow[3] and k == nz - 1:
                 wn = w[nz - 1, i]
-            spec[1, k, i] = (float(ur - ul) + float(wn - ws)) / dx
+            div = (float(ur - ul) + float(wn - ws)) / dx
+            spec[1, k, i] = div
+            d2 += div * div
             if lam[k, i] > 0.0:
-                spec[0, k, i] = bed[k, i] + h[k, i] - ref
+                e = bed[k, i] + h[k, i] - ref
+                spec[0, k, i] = e
+                e2 += e * e
                 still = max(ref - bed_smooth[k, i], 0.0)
                 hi = max(hi, still)
                 if still >= MIN_LEVEL:
                     lo = min(lo, still)
             else:
                 spec[0, k, i] = 0.0
-    return (lo if lo < np.inf else MIN_LEVEL), hi
+    return (lo if lo < np.inf else MIN_LEVEL), hi, e2, d2
 
 
 @njit(cache=True)

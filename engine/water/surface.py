@@ -15,6 +15,8 @@ shape, sides, bed and dry cells, redone when they change.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.fft as sfft
 from numpy.typing import NDArray
@@ -67,6 +69,7 @@ class SurfaceWaves:
         self.inflow_sides = tuple(bool(s) for s in inflow_sides)
         self.k, self.k2 = dk.wavenumbers(nz, nx, self.dx)
         self.full = dk.full_depth(self.dx)
+        self._k2_min = float(self.k2[self.k2 > 0.0].min()) if (self.k2 > 0.0).any() else math.inf
         self.levels: tuple[float, ...] = ()           # the depth levels of the last split
         self._inflow = np.array(self.inflow_sides, dtype=np.bool_)
         self._lim = dk.Limit(np.zeros(shape), np.ones(shape), np.ones(shape),
@@ -100,7 +103,9 @@ class SurfaceWaves:
         lam = self._lim.lam
         bed_smooth = self._smooth_bed(water.bed)
         spec = self._spec
-        lo, hi = dk.load(water, lam, ref, bed_smooth, self._inflow, self.dx, spec)
+        lo, hi, e2, d2 = dk.load(water, lam, ref, bed_smooth, self._inflow, self.dx, spec)
+        if self._calm(e2, d2):
+            return None
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         levels = self.levels = dk.depth_levels(lo, hi)
         if len(levels) > 1:
@@ -130,6 +135,16 @@ class SurfaceWaves:
         dk.carry(pending.part, water, self._lim.lam, self._basins, self._sponge_of(dt), self.dx, float(dt),
                  self._carried)
         dk.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
+
+    def _calm(self, e2: float, d2: float) -> bool:
+        """Whether the surface part is surely below QUIET and QUIET_V, from the sums of squares of eta'
+        and of div v alone (then the transforms are skipped; the full split would drop it too).
+        The DCT is orthonormal and every filter and blend weight is at most 1, so every blended
+        |eta_s| <= ||eta'||_2 and |phi_s| <= ||div v||_2 / K2_min; limiting (clip, times lam <= 1,
+        minus lam times a basin mean no larger than the largest |eta|) at most doubles |eta_s|, and
+        |grad phi_s| <= 2 max |phi_s| / dx. A factor 2 more covers float32 round-off."""
+        return (4.0 * math.sqrt(e2) < dk.QUIET
+                and 4.0 * math.sqrt(d2) / (self._k2_min * self.dx) < QUIET_V)
 
     # -- the limiter ---------------------------------------------------------------------------
     def _limiter(self, water: dk.Water, covered: NDArray | None, hull: bool = True) -> tuple[int, float, float]:
