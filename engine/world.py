@@ -31,9 +31,9 @@ from engine.errors import SimulationError
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
 from engine.retire import retire_over_cap
-from engine.systems import CoupleWater, DispersiveStepFluid, HeldWater, IntegrateBodies, Shatter, System
+from engine.systems import CoupleWater, HeldWater, IntegrateBodies, Shatter, StepFluid, System
 
-SIMULATION: tuple[type[System], ...] = (IntegrateBodies, DispersiveStepFluid, CoupleWater, Shatter, HeldWater)
+SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter, HeldWater)
 
 _world_ids = itertools.count()
 

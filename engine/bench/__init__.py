@@ -20,7 +20,7 @@ SECTIONS: dict[str, str] = {
     "dispersion": "engine.bench.dispersion",
     "session": "engine.bench.session",
 }
-DEFAULT = ("water", "bodies", "scene")
+DEFAULT = ("water", "bodies", "scene", "dispersion")
 
 
 def _load(name: str) -> Callable[[bool], dict[str, Any]] | None:

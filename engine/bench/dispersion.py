@@ -6,10 +6,14 @@ the surface waves are stepped at up to MAX_LEVELS depths); dt = 1/120 s. For eac
 wall ms per water step, median and best of several batches (the machines are shared), without the
 stage (`[water] dispersion = false`, the shallow-water step alone) and with it (split,
 shallow-water step, merge), and their ratio; vorticity confinement is off in both and timed on its own
-(`confine_ms`). The issue's floor: at 256^2 the step with dispersion costs at most 2x the step without.
+(`confine_ms`); `cpu_ratio` is the same ratio in this process's CPU time (best batches), which a
+shared host's load inflates less. The issue's floor: at 256^2 the step with dispersion costs at most
+2x the step without. `levels`: every bundled level idle (a whole simulation step, after a second of
+play), steps per wall and per CPU second with and without the stage.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -20,7 +24,7 @@ from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
 from engine.world import Simulation
 
 DT = 1.0 / 120.0
-WATER_SYSTEMS = ("StepFluid",)   # DispersiveStepFluid: split, shallow-water step, merge
+WATER_SYSTEMS = ("StepFluid",)   # the water step: confinement (off here), split, shallow-water step, merge
 
 
 def _level(n: int, beach: bool, dispersion: bool, vorticity: float = 0.0) -> Level:
@@ -33,26 +37,61 @@ def _level(n: int, beach: bool, dispersion: bool, vorticity: float = 0.0) -> Lev
                  terrain=terrain, dt=DT)
 
 
-def _time_water(sim: Simulation, steps: int, batches: int) -> tuple[float, float]:
-    """Median and best ms per step of the water systems alone, in batches of `steps` steps."""
+def _time_water(sim: Simulation, steps: int, batches: int) -> tuple[float, float, float]:
+    """Median and best wall ms per step of the water systems alone, in batches of `steps` steps, and
+    the best CPU ms of this process per step (on a shared host a batch's wall time includes waiting
+    for a core; the CPU time does not)."""
     systems = [sim.get_system(name) for name in WATER_SYSTEMS]
-    times = []
+    times, cpu = [], []
     with sim._context():   # the systems find the grid in the simulation's esper world
         for _ in range(batches):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for _ in range(steps):
                 for s in systems:
                     s.process(DT)
             times.append((time.perf_counter() - t0) / steps * 1e3)
-    return float(np.median(times)), float(min(times))
+            cpu.append((time.process_time() - c0) / steps * 1e3)
+    return float(np.median(times)), float(min(times)), float(min(cpu))
+
+
+def _time_level(level: Level, steps: int, batches: int) -> tuple[float, float]:
+    """Best steps per wall second and per CPU second of a whole simulation step of `level`, idle (no
+    input), after a second of play."""
+    sim = Simulation(level)
+    sim.step(120)
+    wall, cpu = [], []
+    for _ in range(batches):
+        t0, c0 = time.perf_counter(), time.process_time()
+        sim.step(steps)
+        wall.append(steps / (time.perf_counter() - t0))
+        cpu.append(steps / max(time.process_time() - c0, 1e-9))
+    sim.close()
+    return max(wall), max(cpu)
+
+
+def level_rows(quick: bool) -> list[dict[str, Any]]:
+    """Each bundled level idle, steps per second with and without the surface-wave stage."""
+    from engine.levels import load_level
+    from engine.paths import LEVELS
+    steps, batches = (20, 3) if quick else (40, 5)
+    rows = []
+    for path in sorted(LEVELS.glob("*.toml")):
+        level = load_level(path)
+        got = {disp: _time_level(dataclasses.replace(level, water=dataclasses.replace(level.water, dispersion=disp)),
+                                 steps, batches) for disp in (False, True)}
+        rows.append({"level": path.stem, "cells": "x".join(map(str, level.pool.shape)),
+                     "steps_per_s_without": round(got[False][0]), "steps_per_s_with": round(got[True][0]),
+                     "cpu_steps_per_s_without": round(got[False][1]), "cpu_steps_per_s_with": round(got[True][1]),
+                     "cpu_ratio": got[False][1] / got[True][1]})
+    return rows
 
 
 def _time_confine(sim: Simulation, steps: int) -> float:
-    from engine.systems.confine_vortices import confine
-    scratch: dict = {}
+    from engine.water.vortices import Confinement
+    confine = Confinement(sim.water.shape, 1.0)
     t0 = time.perf_counter()
     for _ in range(steps):
-        confine(sim.water, 1.0, scratch)
+        confine(sim.water)
     return (time.perf_counter() - t0) / steps * 1e3
 
 
@@ -76,24 +115,20 @@ def run(quick: bool) -> dict[str, Any]:
             rows.append({"grid": f"{n}^2", "scene": "beach" if beach else "flat",
                          "sw_ms": got[False][0], "sw_best_ms": got[False][1],
                          "dispersive_ms": got[True][0], "dispersive_best_ms": got[True][1],
-                         "ratio": got[True][0] / got[False][0], "depth_levels": levels,
+                         "ratio": got[True][0] / got[False][0], "cpu_ratio": got[True][2] / got[False][2],
+                         "depth_levels": levels,
                          "confine_ms": confine})
     r256 = [r for r in rows if r["grid"] == "256^2" and r["scene"] == "flat"]
     out: dict[str, Any] = {"rows": rows}
     if r256:
-        out["floor_256_flat"] = f"ratio {r256[0]['ratio']:.2f} (floor: at most 2)"
+        out["floor_256_flat"] = (f"ratio {r256[0]['ratio']:.2f} wall, {r256[0]['cpu_ratio']:.2f} CPU "
+                                 f"(floor: at most 2)")
+    rows.extend(level_rows(quick))
     return out
 
 
 def _levels(sim: Simulation) -> int:
-    from engine.kernels import dispersion as dk
-    grid = sim.water
-    h, bed = grid.read("h"), grid.read("bed")
-    wet = h > dk.DRY_H
-    ref = float((bed + h)[wet].mean())
-    still = np.maximum(ref - bed, 0.0)
-    deep = wet & (still >= dk.MIN_LEVEL)
-    return len(dk.depth_levels(float(still[deep].min()), float(still[wet].max())))
-
-
-
+    """How many depth levels the surface-wave stage took at its last split."""
+    stages = sim.get_system("StepFluid").stages
+    surface = next(iter(stages.values())).surface if stages else None
+    return len(surface.levels) if surface is not None else 0

@@ -1,11 +1,9 @@
 """One esper Processor per file; the order they run in is written once, in engine/world.py."""
 from engine.systems.base import System
 from engine.systems.couple_water import CoupleWater
-from engine.systems.disperse import DispersiveStepFluid
 from engine.systems.held_water import HeldWater
 from engine.systems.integrate_bodies import IntegrateBodies
 from engine.systems.shatter import Shatter
 from engine.systems.step_fluid import StepFluid
 
-__all__ = ["System", "IntegrateBodies", "StepFluid", "DispersiveStepFluid", "CoupleWater", "Shatter",
-           "HeldWater"]
+__all__ = ["System", "IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]

@@ -6,6 +6,10 @@
     schedule.py   which traversal (and how many threads) a grid's step takes
     params.py     side and status codes, the parameter vector
     grid.py       WaterGrid, the component: state arrays, sources, sides, the public API
+    stages.py     the whole water step of a grid: its stages around WaterGrid.step
+    dispersion.py the dispersive surface waves' numerics (Jeschke & Wojtan 2023)
+    surface.py    SurfaceWaves, the dispersive stage: split before the step, merge after it
+    vortices.py   vorticity confinement, a stage before the step
 """
 from __future__ import annotations
 

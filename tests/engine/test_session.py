@@ -59,7 +59,12 @@ def test_a_short_session_keeps_caps_exact_water_and_flat_memory(one_thread):
     assert log.most["kept shard"] <= phys.max_shards
     assert log.longest_fade <= FADE_SECONDS + sim.dt
     assert log.most["shard"] > phys.max_shards     # the cap was reached (shards did fade)
-    assert max(c["bottle"] for c in seen) == phys.max_bottles  # the caps were reached, and held
+    assert max(c["bottle"] for c in seen) >= phys.max_bottles - 1   # the session came near the cap
+    # ... and the cap holds once reached: cap + 2 more bottles spawned over the water leave exactly
+    # the cap (whether the random play itself peaks at the cap on a sample is luck of the trajectory)
+    for j in range(phys.max_bottles + 2):
+        sim.spawn_bottle((0.3 + 0.25 * j, 0.6, 0.75))
+    assert counts(sim)["bottle"] == phys.max_bottles
     water = np.array([w for _, w in log.water])
     assert np.abs(water - water[0]).max() <= 1e-9
     mid = next(b for t, b in log.rss if t >= 10.0)

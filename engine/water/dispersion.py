@@ -1,0 +1,493 @@
+"""Dispersive surface waves over a shallow-water grid (Jeschke & Wojtan 2023): the numerics.
+
+The shallow-water equations send every wave at sqrt(g H). Real water waves obey Airy's dispersion
+
+    omega^2 = g k tanh(k H)                                                     (1)
+
+so short ripples travel far slower than sqrt(g H), long ones first. Following Jeschke & Wojtan,
+"Generalizing shallow water simulations with dispersive surface waves" (SIGGRAPH 2023), each step
+splits the water into
+
+    bulk flow      eta_b = eta - eta_s,  v_b = v - grad(phi_s)   stepped by the shallow-water solver
+    surface waves  eta_s = (1 - L) eta', phi_s = (1 - L) phi      stepped here with (1), exactly
+
+where eta = bed + h is the surface elevation (the split is on eta, not h, so a lake at rest over any
+bed has no surface part), eta' = eta - mean over wet cells, phi the velocity potential of the
+irrotational part of v (div grad phi = div v), H the still-water depth (mean wet surface - bed) of
+the cell, and L(k H) a low-pass that keeps waves with
+k H < SPLIT_LO in the bulk (where shallow water is already right: at k H = 0.25 its phase speed is off
+by 1%) and sends those with k H > SPLIT_HI to the surface. The rotational part of v (eddies) always
+stays in the bulk.
+
+Reflective walls are exact: on the staggered grid the DCT-II diagonalises the cell-centred Neumann
+Laplacian, so for the mode (mx, mz) (cos(pi mx (i + 1/2) / nx) cos(pi mz (k + 1/2) / nz))
+
+    div grad = -K2,  K2 = (2 sin(pi mx / 2 nx) / dx)^2 + (2 sin(pi mz / 2 nz) / dx)^2
+
+and the linear surface-wave system eta_t = -H_eff div grad phi, phi_t = -g eta has the exact solution
+over a step t (E, P: the mode's amplitudes of eta_s and phi_s; k = pi |(mx / Lx, mz / Lz)|)
+
+    E' = E cos(omega t) + (omega / g) P sin(omega t)
+    P' = P cos(omega t) - (g / omega) E sin(omega t)                            (2)
+
+with omega from (1) (H_eff = omega^2 / (g K2)). Where the bed varies, the split and (2) are taken at a few
+depths and each cell blends the results of the two depths around its own still-water depth
+(piecewise-linear in H): near a shore, where k H is small, waves stay in the (nonlinear) bulk.
+The surface part is then carried by the bulk velocity (semi-Lagrangian) and added back.
+
+Invariants the stage keeps (tests/physics/test_dispersion.py):
+- the surface part has zero sum (its mode 0 is zero, and after limiting its sum is removed again,
+  weighted by the limiter), so the pool's volume is unchanged to round-off;
+- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx) (and
+  the stage's ramps from dry cells and hulls, engine/water/surface.py), so neither the bulk nor the
+  recombined depth goes negative and dry cells carry no surface part;
+- below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
+- every operation is a fixed sequence of numpy/scipy calls and serial numba loops (sums in a fixed
+  order): bit for bit deterministic.
+
+Open (absorbing, outflow) sides: the DCT reflects; a sponge of width SPONGE_CELLS (at least
+SPONGE_MIN m) damps the surface part at rate up to SPONGE_RATE 1/s near such a side, so short waves
+leave the pool there as long ones leave through the shallow-water solver's open sides.
+
+The stage (engine/water/surface.py) runs, each step: `depth_limiter` and `ramp_limiter` (lam),
+`load` (eta' and div v), one forward DCT of both, `split_spectra` (each level's surface spectra),
+one inverse DCT, `blend` and `limit` (eta_s, phi_s), `apply` (take them out of h, u, w); the
+forward DCT of the limited part if the limiter acted, `step_spectra` ((2) at each level), one
+inverse DCT, `blend` (the stepped part); after the shallow-water step `carry` (transport and
+sponge), the limiter again, `limit` and `apply` (add it back). Every transform takes all the levels'
+fields at once (scipy.fft over the last two axes, float32).
+"""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+SPLIT_LO = 0.25        # k H below this: bulk only (shallow water's phase speed within 1% of (1))
+SPLIT_HI = 0.75        # k H above this: surface only
+DRY_H = 0.002          # m: no surface part at or below this depth
+FULL_H = 0.02          # m: the full surface part from this depth on
+HALF = 0.5             # |eta_s| <= HALF * depth
+QUIET = 1e-9           # m: a surface part smaller than this everywhere is dropped (lake at rest)
+MIN_LEVEL = 0.005      # m: the shallowest depth at which (2) is taken
+MAX_LEVELS = 3         # depths at which (2) is taken (each costs two inverse transforms of the grid each way)
+LEVEL_RATIO = 1.3      # neighbouring depths differ by at most this factor (unless MAX_LEVELS caps it)
+HI_SNAP = 1.02         # the deepest level is a power of this times MIN_LEVEL, at most 2% deeper than the deepest cell
+SPONGE_CELLS = 10
+SPONGE_MIN = 0.15      # m
+SPONGE_RATE = 20.0     # 1/s at the open side itself
+
+
+def wavenumbers(nz: int, nx: int, dx: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The continuous |k| and the discrete Laplacian's -eigenvalue K2 of each DCT-II mode (mz, mx), 1/m."""
+    mx = np.arange(nx)
+    mz = np.arange(nz)
+    kc = np.hypot((np.pi * mz / (nz * dx))[:, None], (np.pi * mx / (nx * dx))[None, :])
+    kdx = (2.0 * np.sin(np.pi * mx / (2 * nx)) / dx) ** 2
+    kdz = (2.0 * np.sin(np.pi * mz / (2 * nz)) / dx) ** 2
+    return kc, kdz[:, None] + kdx[None, :]
+
+
+def split_filter(k: NDArray[np.float64], depth: float) -> NDArray[np.float64]:
+    """The bulk's share L(k H) of each mode: 1 below SPLIT_LO, 0 above SPLIT_HI, a cosine ramp between."""
+    s = np.clip((k * depth - SPLIT_LO) / (SPLIT_HI - SPLIT_LO), 0.0, 1.0)
+    return 0.5 * (1.0 + np.cos(np.pi * s))
+
+
+def airy_omega(k: NDArray[np.float64], depth: float, g: float) -> NDArray[np.float64]:
+    """Airy's angular frequency omega = sqrt(g k tanh(k H)), rad/s (equation (1))."""
+    return np.sqrt(g * k * np.tanh(k * depth))
+
+
+def airy_coefficients(k: NDArray[np.float64], depth: float, g: float, t: float
+                      ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """cos(omega t), (omega / g) sin(omega t), (g / omega) sin(omega t) of (2); the last is g t at k = 0."""
+    om = airy_omega(k, depth, g)
+    c = np.cos(om * t)
+    s = np.sin(om * t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        back = np.where(om > 0.0, g * s / om, g * t)
+    return c, om * s / g, back
+
+
+def depth_levels(lo: float, hi: float) -> tuple[float, ...]:
+    """Depths at which (2) is taken, spanning the wet cells' still-water depths lo..hi: one level (their
+    mean) where they differ by at most 1%; else geometric from lo rounded down to a power of
+    LEVEL_RATIO times MIN_LEVEL to hi rounded up to a power of HI_SNAP times MIN_LEVEL, at most
+    MAX_LEVELS, each rounded to three significant digits. The rounding keeps the levels (and so the
+    stage's cached coefficients) the same while the shoreline and the mean surface wobble."""
+    lo, hi = max(lo, MIN_LEVEL), max(hi, MIN_LEVEL)
+    if hi <= lo * 1.01:
+        return (_round3(0.5 * (lo + hi)),)
+    return _ladder(math.floor(math.log(lo / MIN_LEVEL) / math.log(LEVEL_RATIO) + 1e-9),
+                   math.ceil(math.log(hi / MIN_LEVEL) / math.log(HI_SNAP) - 1e-9))
+
+
+@lru_cache(maxsize=64)
+def _ladder(a: int, b: int) -> tuple[float, ...]:
+    """The levels from MIN_LEVEL LEVEL_RATIO^a to MIN_LEVEL HI_SNAP^b (see depth_levels)."""
+    lo, hi = MIN_LEVEL * LEVEL_RATIO ** a, MIN_LEVEL * HI_SNAP ** b
+    if hi <= lo * 1.01:
+        return (_round3(hi),)
+    n = min(MAX_LEVELS, 1 + math.ceil(math.log(hi / lo) / math.log(LEVEL_RATIO) - 1e-9))
+    return tuple(sorted({_round3(lo * (hi / lo) ** (j / (n - 1))) for j in range(n)}))
+
+
+def _round3(x: float) -> float:
+    return float(f"{x:.3g}")
+
+
+def full_depth(dx: float) -> float:
+    """Depth from which a cell holds its whole surface part: FULL_H, or one cell if that is more.
+    Below about a cell of depth every wave the grid can hold has k H < pi H / dx of order 1 or less,
+    a shallow-water wave the bulk steps rightly (and nonlinearly, as runup needs)."""
+    return max(FULL_H, float(dx))
+
+
+def sponge(nz: int, nx: int, dx: float, open_sides: tuple[bool, bool, bool, bool], dt: float
+           ) -> NDArray[np.float64] | None:
+    """Per-cell factor exp(-rate dt) of the surface part near open sides (x_min, x_max, z_min, z_max);
+    rate = SPONGE_RATE (1 - d / width)^2 at distance d from the side. None when no side is open."""
+    if not any(open_sides):
+        return None
+    width = max(SPONGE_CELLS * dx, SPONGE_MIN)
+    x = (np.arange(nx) + 0.5) * dx
+    z = (np.arange(nz) + 0.5) * dx
+    rate = np.zeros((nz, nx))
+    for side, is_open in zip(("x_min", "x_max", "z_min", "z_max"), open_sides):
+        if not is_open:
+            continue
+        d = {"x_min": x[None, :], "x_max": nx * dx - x[None, :],
+             "z_min": z[:, None], "z_max": nz * dx - z[:, None]}[side]
+        r = SPONGE_RATE * np.clip(1.0 - d / width, 0.0, 1.0) ** 2
+        rate = np.maximum(rate, np.broadcast_to(r, (nz, nx)))
+    return np.exp(-rate * dt)
+
+
+# -- the stage's kernels -------------------------------------------------------------------------
+# Each takes small named structures (namedtuples, which numba compiles as typed tuples):
+Water = namedtuple("Water", "h bed u w")
+"""The grid's live state: h, bed (nz, nx) float64, m; u (nz, nx + 1), w (nz + 1, nx) float32, m/s."""
+Surface = namedtuple("Surface", "eta phi")
+"""A surface part at the cells: eta (m) and phi (m^2/s), float64, (nz, nx)."""
+Limit = namedtuple("Limit", "lam shore hull dry wet")
+"""The limiter: lam, the share of surface part each cell may hold (float64); shore and hull, the ramps
+from dry cells and from hulls that multiply it (float64, 1 away from both); dry and wet, the masks
+lam_depth <= 0 and lam > 0 as last seen (uint8), so that the ramps and basins are redone only when
+they change."""
+Basins = namedtuple("Basins", "labels sums weights")
+"""labels (nz, nx) int32: the basin (1..n) of each cell with lam > 0, 0 elsewhere; sums, weights
+(n + 1,) float64: scratch for each basin's sum of eta_s and of lam."""
+Levels = namedtuple("Levels", "index frac")
+"""Per cell the lower of the two depth levels around its still-water depth (int32) and the weight of
+the upper one (float64): the piecewise-linear blend of the levels' results."""
+
+
+@njit(cache=True)
+def distance_ramp(source, table, out):
+    """out = table at the offset of the nearest cell with source != 0 (by Euclidean distance), 1 where
+    none lies within the table's reach; 0 on those cells. table[R + dk, R + di] is the ramp at
+    distance sqrt(dk^2 + di^2) (0 at the cell, rising to 1 within R cells). Only a source cell beside a
+    non-source cell can be the nearest one to a non-source cell (a neighbour on the way would be
+    nearer), so those stamp the table around them: the work is the shore's length times (2 R + 1)^2."""
+    nz, nx = source.shape
+    reach = (table.shape[0] - 1) // 2
+    out[:, :] = 1.0
+    for k in range(nz):
+        for i in range(nx):
+            if not source[k, i]:
+                continue
+            out[k, i] = 0.0
+            if not ((k > 0 and not source[k - 1, i]) or (k < nz - 1 and not source[k + 1, i])
+                    or (i > 0 and not source[k, i - 1]) or (i < nx - 1 and not source[k, i + 1])):
+                continue
+            for dk in range(-reach, reach + 1):
+                kk = k + dk
+                if kk < 0 or kk >= nz:
+                    continue
+                for di in range(-reach, reach + 1):
+                    ii = i + di
+                    if 0 <= ii < nx and table[dk + reach, di + reach] < out[kk, ii]:
+                        out[kk, ii] = table[dk + reach, di + reach]
+
+
+@njit(cache=True)
+def label(mask, labels, stack):
+    """labels = the connected regions (across cell faces) of mask != 0, numbered 1, 2, ... in the order
+    of their first cell (row by row), 0 elsewhere; returns how many. stack: nz nx int64 scratch."""
+    nz, nx = mask.shape
+    labels[:, :] = 0
+    n = 0
+    for k in range(nz):
+        for i in range(nx):
+            if not mask[k, i] or labels[k, i] != 0:
+                continue
+            n += 1
+            labels[k, i] = n
+            stack[0] = k * nx + i
+            top = 1
+            while top > 0:
+                top -= 1
+                ck, ci = stack[top] // nx, stack[top] % nx
+                for nk, ni in ((ck - 1, ci), (ck + 1, ci), (ck, ci - 1), (ck, ci + 1)):
+                    if 0 <= nk < nz and 0 <= ni < nx and mask[nk, ni] and labels[nk, ni] == 0:
+                        labels[nk, ni] = n
+                        stack[top] = nk * nx + ni
+                        top += 1
+    return n
+
+
+@njit(cache=True)
+def limiter(water, full, lim, table):
+    """lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1) (the depth limiter) * shore * hull, where
+    shore is the ramp (`distance_ramp` with `table`) from the dry cells (lam_depth <= 0), redone when
+    they changed; lim.dry and lim.wet (lam > 0) are updated. Returns (wet cells, their mean surface
+    bed + h (m), their smallest lam, whether the set of wet cells changed since the last call)."""
+    h = water.h
+    nz, nx = h.shape
+    scale = 1.0 / (full - DRY_H)
+    dry_changed = False
+    for k in range(nz):
+        for i in range(nx):
+            lam = min(max((h[k, i] - DRY_H) * scale, 0.0), 1.0)
+            lim.lam[k, i] = lam
+            dry = np.uint8(1) if lam <= 0.0 else np.uint8(0)
+            if dry != lim.dry[k, i]:
+                lim.dry[k, i] = dry
+                dry_changed = True
+    if dry_changed:
+        distance_ramp(lim.dry, table, lim.shore)
+    n = 0
+    total = 0.0
+    lam_min = 1.0
+    changed = False
+    for k in range(nz):
+        for i in range(nx):
+            lam = lim.lam[k, i] * (lim.shore[k, i] * lim.hull[k, i])
+            lim.lam[k, i] = lam
+            wet = np.uint8(1) if lam > 0.0 else np.uint8(0)
+            if wet != lim.wet[k, i]:
+                lim.wet[k, i] = wet
+                changed = True
+            if wet:
+                n += 1
+                total += water.bed[k, i] + h[k, i]
+                lam_min = min(lam_min, lam)
+    return n, total / max(n, 1), lam_min, changed
+
+
+@njit(cache=True)
+def load(water, lam, ref, bed_smooth, inflow, dx, spec):
+    """spec[0] = eta - ref on wet cells (0 elsewhere), spec[1] = div v (see the module docstring:
+    every side's face counts; an inflow side's face carries the next interior face's velocity),
+    float32, ready for the forward transform. Returns (lo, hi, sum of eta'^2, sum of (div v)^2): lo
+    and hi the smallest still-water depth ref - bed_smooth of a wet cell at least MIN_LEVEL deep
+    (MIN_LEVEL if none) and the largest of a wet cell, m: the range the depth levels span."""
+    h, bed, u, w = water
+    nz, nx = h.shape
+    lo, hi = np.inf, 0.0
+    e2, d2 = 0.0, 0.0
+    for k in range(nz):
+        for i in range(nx):
+            ul, ur = u[k, i], u[k, i + 1]
+            ws, wn = w[k, i], w[k + 1, i]
+            if inflow[0] and i == 0:
+                ul = u[k, 1]
+            if inflow[1] and i == nx - 1:
+                ur = u[k, nx - 1]
+            if inflow[2] and k == 0:
+                ws = w[1, i]
+            if inflow[3] and k == nz - 1:
+                wn = w[nz - 1, i]
+            div = (float(ur - ul) + float(wn - ws)) / dx
+            spec[1, k, i] = div
+            d2 += div * div
+            if lam[k, i] > 0.0:
+                e = bed[k, i] + h[k, i] - ref
+                spec[0, k, i] = e
+                e2 += e * e
+                still = max(ref - bed_smooth[k, i], 0.0)
+                hi = max(hi, still)
+                if still >= MIN_LEVEL:
+                    lo = min(lo, still)
+            else:
+                spec[0, k, i] = 0.0
+    return (lo if lo < np.inf else MIN_LEVEL), hi, e2, d2
+
+
+@njit(cache=True)
+def level_blend(ref, bed_smooth, levels, out):
+    """out.index, out.frac of each cell's still-water depth ref - bed_smooth, clamped to the levels'
+    range: the hats of `levels` (sorted, at least two) in piecewise-linear interpolation."""
+    nz, nx = bed_smooth.shape
+    n = len(levels)
+    for k in range(nz):
+        for i in range(nx):
+            d = min(max(ref - bed_smooth[k, i], levels[0]), levels[n - 1])
+            j = 0
+            while j < n - 2 and d > levels[j + 1]:
+                j += 1
+            out.index[k, i] = j
+            out.frac[k, i] = (d - levels[j]) / (levels[j + 1] - levels[j])
+
+
+@njit(cache=True)
+def split_spectra(spec, k2, keep, out):
+    """Each level j's surface spectra (1 - L(k H_j)) times the spectra of eta' and phi, phi's by
+    div grad phi = div v: P = -D / K2 (0 for the mode K2 = 0). out[2 j] eta's, out[2 j + 1] phi's."""
+    nl, nz, nx = keep.shape
+    for k in range(nz):
+        for i in range(nx):
+            e = spec[0, k, i]
+            p = np.float32(-spec[1, k, i] / k2[k, i]) if k2[k, i] > 0.0 else np.float32(0.0)
+            for j in range(nl):
+                out[2 * j, k, i] = keep[j, k, i] * e
+                out[2 * j + 1, k, i] = keep[j, k, i] * p
+
+
+@njit(cache=True)
+def step_spectra(src, per_level, coef, decay, out):
+    """Equation (2) for each level j: out[2 j] = c E + a P, out[2 j + 1] = (c P - b E) decay, with
+    (c, a, b) = coef[j] and (E, P) = src[2 j], src[2 j + 1] (per_level) or src[0], src[1] (one pair
+    for every level). decay: per mode, the viscous and uniform damping of phi over the step."""
+    nl = coef.shape[0]
+    nz, nx = decay.shape
+    for j in range(nl):
+        s = 2 * j if per_level else 0
+        for k in range(nz):
+            for i in range(nx):
+                e = src[s, k, i]
+                p = src[s + 1, k, i]
+                c = coef[j, 0, k, i]
+                out[2 * j, k, i] = c * e + coef[j, 1, k, i] * p
+                out[2 * j + 1, k, i] = (c * p - coef[j, 2, k, i] * e) * decay[k, i]
+
+
+@njit(cache=True, inline="always")
+def _blended(fields, levels, k, i):
+    """(eta, phi) at cell (k, i): the levels' fields (fields[2 j], fields[2 j + 1]) blended, float64."""
+    if fields.shape[0] == 2:
+        return float(fields[0, k, i]), float(fields[1, k, i])
+    j = levels.index[k, i]
+    t = levels.frac[k, i]
+    return ((1.0 - t) * fields[2 * j, k, i] + t * fields[2 * j + 2, k, i],
+            (1.0 - t) * fields[2 * j + 1, k, i] + t * fields[2 * j + 3, k, i])
+
+
+@njit(cache=True)
+def blend(fields, levels, out):
+    """out.eta, out.phi = the levels' fields blended per cell (`_blended`)."""
+    nz, nx = out.eta.shape
+    for k in range(nz):
+        for i in range(nx):
+            out.eta[k, i], out.phi[k, i] = _blended(fields, levels, k, i)
+
+
+@njit(cache=True, inline="always")
+def _clip(part, h, lam, basins, k, i, e, p):
+    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e and lam
+    to the cell's basin sums."""
+    l = lam[k, i]
+    cap = HALF * h[k, i]
+    e = min(max(e, -cap), cap) * l
+    part.eta[k, i] = e
+    part.phi[k, i] = p * l
+    b = basins.labels[k, i]
+    basins.sums[b] += e
+    basins.weights[b] += l
+    return e
+
+
+@njit(cache=True, inline="always")
+def _means(basins):
+    """Each basin's sums[b] = sum(eta) / sum(lam) (0 for basin 0, outside every basin); returns the
+    largest |mean|."""
+    sums, weights = basins.sums, basins.weights
+    top = 0.0
+    sums[0] = 0.0
+    for b in range(1, len(sums)):
+        sums[b] = sums[b] / weights[b] if weights[b] > 0.0 else 0.0
+        top = max(top, abs(sums[b]))
+    return top
+
+
+@njit(cache=True)
+def take_out(fields, levels, h, lam, basins, dx, part):
+    """The first pass of the split's limiting: part = the levels' fields blended (`_blended`), eta
+    clipped to +-HALF h and both times lam (`_clip`), each basin's mean found (`_means`). Returns
+    (whether every blended |eta| <= HALF h, a bound on max |eta| after `settle`, max |grad phi| over
+    the interior faces, m/s)."""
+    nz, nx = h.shape
+    basins.sums[:] = 0.0
+    basins.weights[:] = 0.0
+    within = True
+    e_max = 0.0
+    v_max = 0.0
+    for k in range(nz):
+        for i in range(nx):
+            e, p = _blended(fields, levels, k, i)
+            if abs(e) > HALF * h[k, i]:
+                within = False
+            e_max = max(e_max, abs(_clip(part, h, lam, basins, k, i, e, p)))
+            if i > 0:
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k, i - 1]) / dx)
+            if k > 0:
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k - 1, i]) / dx)
+    return within, e_max + _means(basins), v_max
+
+
+@njit(cache=True)
+def carry(pending, water, lam, basins, damp, dx, dt, part):
+    """The first pass of the merge: part = the stepped surface part carried by the face velocities
+    over dt, semi-Lagrangian, and damped: q(x) = damp(x) pending(x - v(x) dt) for eta and phi, v at
+    the cell centre the mean of its two faces, pending bilinear, the foot clamped to the grid (v = 0
+    gives damp pending exactly); then limited by the bulk depth (`_clip`) and each basin's mean
+    found (`_means`)."""
+    h, _, u, w = water
+    q_eta, q_phi = pending
+    nz, nx = h.shape
+    c = dt / dx
+    basins.sums[:] = 0.0
+    basins.weights[:] = 0.0
+    for k in range(nz):
+        for i in range(nx):
+            vx = 0.5 * (u[k, i] + u[k, i + 1])
+            vz = 0.5 * (w[k, i] + w[k + 1, i])
+            x = min(max(i - vx * c, 0.0), nx - 1.0)
+            z = min(max(k - vz * c, 0.0), nz - 1.0)
+            i0 = min(int(x), nx - 2) if nx > 1 else 0
+            k0 = min(int(z), nz - 2) if nz > 1 else 0
+            fx = x - i0
+            fz = z - k0
+            i1 = min(i0 + 1, nx - 1)
+            k1 = min(k0 + 1, nz - 1)
+            a, b, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
+            e = damp[k, i] * (a * q_eta[k0, i0] + b * q_eta[k0, i1] + cc * q_eta[k1, i0] + d * q_eta[k1, i1])
+            p = damp[k, i] * (a * q_phi[k0, i0] + b * q_phi[k0, i1] + cc * q_phi[k1, i0] + d * q_phi[k1, i1])
+            _clip(part, h, lam, basins, k, i, e, p)
+    _means(basins)
+
+
+@njit(cache=True)
+def settle(water, part, lam, basins, sign, dx, spec):
+    """The second pass: eta -= lam mean of its basin (so that the sum of eta over each basin is 0 to
+    round-off), then h += sign eta and each interior face += sign grad phi (the pool's side faces
+    keep their own); spec[0], spec[1] = eta, phi as float32 (for the forward transform)."""
+    h, _, u, w = water
+    eta, phi = part
+    nz, nx = h.shape
+    for k in range(nz):
+        for i in range(nx):
+            e = eta[k, i] - lam[k, i] * basins.sums[basins.labels[k, i]]
+            eta[k, i] = e
+            spec[0, k, i] = e
+            spec[1, k, i] = phi[k, i]
+            h[k, i] += sign * e
+            if i > 0:
+                u[k, i] = u[k, i] + sign * ((phi[k, i] - phi[k, i - 1]) / dx)
+            if k > 0:
+                w[k, i] = w[k, i] + sign * ((phi[k, i] - phi[k - 1, i]) / dx)
