@@ -96,6 +96,19 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
     For a convex polyhedron its hull vertices are exact supports against a plane."""
     cap = ca.shape[0]
     p = np.empty(3); q = np.empty(3)
+    # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
+    # bed_max everywhere and the distance to it along its normal is (y - h) cos, with cos >= cos_min
+    # = 1 / sqrt(1 + gx^2 + gz^2) at the steepest bilinear slopes (neighbour differences / dx)
+    nz, nx = bed.shape
+    gx_max = 0.0
+    gz_max = 0.0
+    for k in range(nz):
+        for j in range(nx):
+            if j + 1 < nx:
+                gx_max = max(gx_max, abs(bed[k, j + 1] - bed[k, j]))
+            if k + 1 < nz:
+                gz_max = max(gz_max, abs(bed[k + 1, j] - bed[k, j]))
+    cos_min = 1.0 / np.sqrt(1.0 + (gx_max / dx) ** 2 + (gz_max / dx) ** 2)
     for i in range(n):
         if not active[i]:
             continue
@@ -119,7 +132,25 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
         for feat in range(5):
             if not (floor if feat == 0 else (wx0 if feat == 1 else (wx1 if feat == 2 else (wz0 if feat == 3 else wz1)))):
                 continue
+            # the one coordinate a feature's distance depends on first: points that cannot reach it
+            # are passed over before the rest of the transform (the same sums, bitwise)
+            axis = 1 if feat == 0 else (0 if feat <= 2 else 2)
             for k in range(k0, pt_start[mid + 1]):
+                y = pos[i, axis] + R[axis, 0] * pts[k, 0] + R[axis, 1] * pts[k, 1] + R[axis, 2] * pts[k, 2]
+                if feat == 0:
+                    if (y - bed_max) * cos_min - rad >= m + 1e-9:
+                        continue
+                elif feat == 1:
+                    if y - rad >= m:
+                        continue
+                elif feat == 2:
+                    if size_x - y - rad >= m:
+                        continue
+                elif feat == 3:
+                    if y - rad >= m:
+                        continue
+                elif size_z - y - rad >= m:
+                    continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
                 key = contact_key(i, -1, k - k0, feat)
@@ -279,9 +310,16 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
     M21 = Rb[0, 2] * Ra[0, 1] + Rb[1, 2] * Ra[1, 1] + Rb[2, 2] * Ra[2, 1]
     M22 = Rb[0, 2] * Ra[0, 2] + Rb[1, 2] * Ra[1, 2] + Rb[2, 2] * Ra[2, 2]
     reach = (radius[b] + m) ** 2
+    # b's centre in a's frame, u = -M^T t: |l| = |p - u| (M is a rotation), so a point farther than
+    # radius[b] + m from b's centre is passed over before its transform
+    u0 = -(M00 * t0 + M10 * t1 + M20 * t2)
+    u1 = -(M01 * t0 + M11 * t1 + M21 * t2)
+    u2 = -(M02 * t0 + M12 * t1 + M22 * t2)
     k0 = pt_start[ma]
     for k in range(k0, pt_start[ma + 1]):
         p0 = pts[k, 0]; p1 = pts[k, 1]; p2 = pts[k, 2]
+        if (p0 - u0) ** 2 + (p1 - u1) ** 2 + (p2 - u2) ** 2 > reach * (1.0 + 1e-9):
+            continue
         l0 = t0 + M00 * p0 + M01 * p1 + M02 * p2
         l1 = t1 + M10 * p0 + M11 * p1 + M12 * p2
         l2 = t2 + M20 * p0 + M21 * p1 + M22 * p2
@@ -607,7 +645,7 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
         if sweep + 1 >= iterations and change <= settled * scale:
             break
-    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, sweeps[3])
+    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, inv_iw, jn, jt1, jt2, sweeps[3])
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
     # held (resting or speculative contact, a force through the step), which outranks a bounce
     for c in range(nc):
@@ -622,27 +660,96 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                     elif toi[i] >= 0.0:
                         toi[i] = min(toi[i], tau)
     # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
+    # only penetrating contacts (target > 0) take part: listed once, swept in their original order
+    pen = np.empty(nc, np.int64)
+    npen = 0
     for c in range(nc):
         S[c, 50] = 0.0                     # friction is done with: slot 50 accumulates the push impulse
+        if S[c, 51] > 0.0:
+            pen[npen] = c
+            npen += 1
     for _ in range(sweeps[2]):
-        for c in range(nc):
+        for t in range(npen):
+            c = pen[t]
             row = S[c]
-            if row[51] > 0.0:
-                a, b = ca[c], cb[c]
-                vp = _row_vel(row, 0, a, b, push_v, push_w)
-                new = max(row[50] + row[15] * (row[51] - vp), 0.0)
-                dj = new - row[50]
-                row[50] = new
-                if dj != 0.0:
-                    _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
+            a, b = ca[c], cb[c]
+            vp = _row_vel(row, 0, a, b, push_v, push_w)
+            new = max(row[50] + row[15] * (row[51] - vp), 0.0)
+            dj = new - row[50]
+            row[50] = new
+            if dj != 0.0:
+                _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
 
 
 @njit(cache=True)
-def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
-    """Sweep on over the contacts that bounce this substep (S[c, 49] >= 0, usually a handful) until
-    their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most` sweeps.
-    Sequential impulses converge slowly where a face lands flat (four corners, three degrees of
-    freedom): stopped early they leave the body spinning, and its rebound uneven."""
+def _find(parent, i):
+    """Root of i in the union-find forest `parent` (path halving)."""
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def _islands(sel, m, ca, cb, inv_mass, inv_iw):
+    """Group the contacts sel[:m] into islands: two contacts share one when a movable body (nonzero
+    inverse mass or inertia) links them through a chain of these contacts; static geometry
+    (b = -1) and immovable bodies (asleep: zeroed by rigid.freeze_sleepers) link nothing, since no
+    impulse changes their velocities. Returns (order, start, count): the contacts of island k are
+    order[start[k]:start[k + 1]], in their order in sel, islands in order of first contact.
+
+    Invariant: a sequential-impulse sweep over one island reads and writes only the velocities of
+    that island's movable bodies, so sweeping the islands one after the other, each in its own
+    contact order, is bitwise the sweep over all of them together, and each island can stop on its
+    own convergence test."""
+    nb = inv_mass.shape[0]
+    parent = np.empty(nb, np.int64)
+    movable = np.empty(nb, np.bool_)
+    for i in range(nb):
+        parent[i] = i
+        movable[i] = inv_mass[i] != 0.0 or inv_iw[i, 0, 0] != 0.0 or inv_iw[i, 1, 1] != 0.0 \
+            or inv_iw[i, 2, 2] != 0.0
+    for t in range(m):
+        a, b = ca[sel[t]], cb[sel[t]]
+        if b >= 0 and movable[a] and movable[b]:
+            ra = _find(parent, a)
+            rb = _find(parent, b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    label = np.full(nb, -1, np.int64)      # island number of each root, by first contact
+    lab = np.empty(m, np.int64)
+    start = np.zeros(m + 1, np.int64)
+    count = 0
+    for t in range(m):
+        a, b = ca[sel[t]], cb[sel[t]]
+        r = _find(parent, a) if movable[a] else (_find(parent, b) if b >= 0 and movable[b] else -1)
+        if r < 0:                          # between two immovable bodies: an island of its own
+            k = count
+            count += 1
+        else:
+            if label[r] < 0:
+                label[r] = count
+                count += 1
+            k = label[r]
+        lab[t] = k
+        start[k + 1] += 1
+    for k in range(count):
+        start[k + 1] += start[k]
+    fill = start[:count].copy()
+    order = np.empty(m, np.int64)
+    for t in range(m):
+        order[fill[lab[t]]] = sel[t]
+        fill[lab[t]] += 1
+    return order, start, count
+
+
+@njit(cache=True)
+def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, inv_iw, jn, jt1, jt2, most):
+    """Sweep on over the contacts that bounce this substep (S[c, 49] >= 0, usually a handful),
+    island by island (_islands), until an island's impulses settle (a sweep changes none by more
+    than 1e-9 of its largest), `most` sweeps. Sequential impulses converge slowly where a face
+    lands flat (four corners, three degrees of freedom): stopped early they leave the body
+    spinning, and its rebound uneven."""
     bl = np.empty(nc, np.int64)
     nb = 0
     for c in range(nc):
@@ -651,34 +758,37 @@ def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
             nb += 1
     if nb < 2:
         return
-    for _ in range(most):
-        change = 0.0
-        scale = 0.0
-        for t in range(nb):
-            c = bl[t]
-            a, b = ca[c], cb[c]
-            row = S[c]
-            vn = _row_vel(row, 0, a, b, vel, angvel)
-            new = max(jn[c] + row[15] * (row[48] - vn), 0.0)
-            dj = new - jn[c]
-            jn[c] = new
-            _row_push(row, 0, dj, a, b, vel, angvel, inv_mass)
-            change = max(change, abs(dj))
-            scale = max(scale, new)
-            lim = row[50] * new
-            n1 = jt1[c] - row[31] * _row_vel(row, 16, a, b, vel, angvel)
-            n2 = jt2[c] - row[47] * _row_vel(row, 32, a, b, vel, angvel)
-            mag2 = n1 * n1 + n2 * n2
-            if mag2 > lim * lim:
-                f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
-                n1 *= f; n2 *= f
-            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
-            jt1[c] = n1; jt2[c] = n2
-            _row_push(row, 16, d1, a, b, vel, angvel, inv_mass)
-            _row_push(row, 32, d2, a, b, vel, angvel, inv_mass)
-            change = max(change, abs(d1), abs(d2))
-        if change <= 1e-9 * scale:
-            break
+    order, start, count = _islands(bl, nb, ca, cb, inv_mass, inv_iw)
+    for isl in range(count):
+        t0, t1 = start[isl], start[isl + 1]
+        for _ in range(most):
+            change = 0.0
+            scale = 0.0
+            for t in range(t0, t1):
+                c = order[t]
+                a, b = ca[c], cb[c]
+                row = S[c]
+                vn = _row_vel(row, 0, a, b, vel, angvel)
+                new = max(jn[c] + row[15] * (row[48] - vn), 0.0)
+                dj = new - jn[c]
+                jn[c] = new
+                _row_push(row, 0, dj, a, b, vel, angvel, inv_mass)
+                change = max(change, abs(dj))
+                scale = max(scale, new)
+                lim = row[50] * new
+                n1 = jt1[c] - row[31] * _row_vel(row, 16, a, b, vel, angvel)
+                n2 = jt2[c] - row[47] * _row_vel(row, 32, a, b, vel, angvel)
+                mag2 = n1 * n1 + n2 * n2
+                if mag2 > lim * lim:
+                    f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
+                    n1 *= f; n2 *= f
+                d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+                jt1[c] = n1; jt2[c] = n2
+                _row_push(row, 16, d1, a, b, vel, angvel, inv_mass)
+                _row_push(row, 32, d2, a, b, vel, angvel, inv_mass)
+                change = max(change, abs(d1), abs(d2))
+            if change <= 1e-9 * scale:
+                break
 
 
 @njit(cache=True, inline="always")

@@ -267,6 +267,16 @@ def capsule_box(p0, p1, r, cb, B, hb, margin, flip, out_p, out_n, out_d, out_f):
     out_n here is (3, 3): one normal per contact. Returns the count (<= 3)."""
     e0 = p1[0] - p0[0]; e1 = p1[1] - p0[1]; e2 = p1[2] - p0[2]
     ee = e0 * e0 + e1 * e1 + e2 * e2
+    # bounding test first: every point of the box lies within |hb| of its centre, so when the
+    # segment is farther than |hb| + r + margin from that centre no sphere below can come closer
+    # than the margin
+    t = 0.0
+    if ee > 1e-18:
+        t = min(max(((cb[0] - p0[0]) * e0 + (cb[1] - p0[1]) * e1 + (cb[2] - p0[2]) * e2) / ee, 0.0), 1.0)
+    g0 = p0[0] + t * e0 - cb[0]; g1 = p0[1] + t * e1 - cb[1]; g2 = p0[2] + t * e2 - cb[2]
+    reach = np.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2]) + r + margin
+    if g0 * g0 + g1 * g1 + g2 * g2 > reach * reach * (1.0 + 1e-9):
+        return 0
     count = 0
     nt = 1
     tm = 0.5
