@@ -383,9 +383,11 @@ def detect_pairs(npairs, pairs, bodies, motion, shapes, con, count):
     cap = con.body_a.shape[0]
     cA = np.empty(3); A = np.empty((3, 3)); hA = np.empty(3)
     cB = np.empty(3); B = np.empty((3, 3)); hB = np.empty(3)
-    op = np.empty((8, 3)); on = np.empty((8, 3)); on1 = np.empty(3); od = np.empty(8)
-    of = np.empty(8, np.int64)
-    W = np.empty((22, 3)); Wi = np.empty(32, np.int64)
+    box_a = narrow.Box(cA, A, hA); box_b = narrow.Box(cB, B, hB)
+    man = narrow.Manifold(np.empty((narrow.MAX_CONTACTS, 3)), np.empty((narrow.MAX_CONTACTS, 3)),
+                          np.empty(narrow.MAX_CONTACTS), np.empty(narrow.MAX_CONTACTS, np.int64),
+                          np.empty((22, 3)), np.empty(32, np.int64))
+    op, on, od, of = man.point, man.normal, man.separation, man.feature
     for s in range(npairs):
         a, b = pa[s], pb[s]
         m = margin[a] + margin[b]
@@ -396,15 +398,14 @@ def detect_pairs(npairs, pairs, bodies, motion, shapes, con, count):
             for r in range(prim_start[mb], prim_start[mb + 1]):
                 kb = _prim_world(prims[r], b, pos, Rb, cB, B, hB)
                 if ka == BOX and kb == BOX:
-                    nk = narrow.box_box(cA, A, hA, cB, B, hB, m, op, on1, od, of, W, Wi)
-                    for t in range(nk):
-                        on[t, 0] = on1[0]; on[t, 1] = on1[1]; on[t, 2] = on1[2]
+                    nk = narrow.box_box(box_a, box_b, m, man)
                 elif ka == CAPSULE and kb == BOX:
-                    nk = narrow.capsule_box(cA, A[0], hA[0], cB, B, hB, m, 1.0, op, on, od, of)
+                    nk = narrow.capsule_box(narrow.Capsule(cA, A[0], hA[0]), box_b, m, 1.0, man)
                 elif ka == BOX:
-                    nk = narrow.capsule_box(cB, B[0], hB[0], cA, A, hA, m, -1.0, op, on, od, of)
+                    nk = narrow.capsule_box(narrow.Capsule(cB, B[0], hB[0]), box_a, m, -1.0, man)
                 else:
-                    nk = narrow.capsule_capsule(cA, A[0], hA[0], cB, B[0], hB[0], m, op, on, od, of)
+                    nk = narrow.capsule_capsule(narrow.Capsule(cA, A[0], hA[0]), narrow.Capsule(cB, B[0], hB[0]), m,
+                                                man)
                 pair_id = ((q - prim_start[ma]) * 4 + (r - prim_start[mb])) & 15
                 for t in range(nk):
                     if count < cap:
