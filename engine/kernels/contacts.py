@@ -611,9 +611,11 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
             # normal: the same operations, in the same order, as _row_vel / _row_push, written out on
             # locals for the three directions (inline helpers returning the twelve velocities measured
             # 15% slower in the bodies bench)
-            vn = (row[NORMAL + DIR] * va0 + row[NORMAL + DIR + 1] * va1 + row[NORMAL + DIR + 2] * va2 + row[NORMAL + ARM_A] * wa0 + row[NORMAL + ARM_A + 1] * wa1 + row[NORMAL + ARM_A + 2] * wa2)
+            vn = (row[NORMAL + DIR] * va0 + row[NORMAL + DIR + 1] * va1 + row[NORMAL + DIR + 2] * va2
+                 + row[NORMAL + ARM_A] * wa0 + row[NORMAL + ARM_A + 1] * wa1 + row[NORMAL + ARM_A + 2] * wa2)
             if pair:
-                vn -= (row[NORMAL + DIR] * vb0 + row[NORMAL + DIR + 1] * vb1 + row[NORMAL + DIR + 2] * vb2 + row[NORMAL + ARM_B] * wb0 + row[NORMAL + ARM_B + 1] * wb1 + row[NORMAL + ARM_B + 2] * wb2)
+                vn -= (row[NORMAL + DIR] * vb0 + row[NORMAL + DIR + 1] * vb1 + row[NORMAL + DIR + 2] * vb2
+                      + row[NORMAL + ARM_B] * wb0 + row[NORMAL + ARM_B + 1] * wb1 + row[NORMAL + ARM_B + 2] * wb2)
             new = jn[c] + row[NORMAL + MASS] * (row[TARGET] - vn)
             if new < 0.0:
                 new = 0.0
@@ -632,39 +634,48 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                     vb1 -= m * row[NORMAL + DIR + 1]; wb1 -= dj * row[NORMAL + TURN_B + 1]
                     vb2 -= m * row[NORMAL + DIR + 2]; wb2 -= dj * row[NORMAL + TURN_B + 2]
             lim = row[MU] * new
-            v1 = (row[TANGENT1 + DIR] * va0 + row[TANGENT1 + DIR + 1] * va1 + row[TANGENT1 + DIR + 2] * va2 + row[TANGENT1 + ARM_A] * wa0 + row[TANGENT1 + ARM_A + 1] * wa1 + row[TANGENT1 + ARM_A + 2] * wa2)
-            v2 = (row[TANGENT2 + DIR] * va0 + row[TANGENT2 + DIR + 1] * va1 + row[TANGENT2 + DIR + 2] * va2 + row[TANGENT2 + ARM_A] * wa0 + row[TANGENT2 + ARM_A + 1] * wa1 + row[TANGENT2 + ARM_A + 2] * wa2)
-            if pair:
-                v1 -= (row[TANGENT1 + DIR] * vb0 + row[TANGENT1 + DIR + 1] * vb1 + row[TANGENT1 + DIR + 2] * vb2 + row[TANGENT1 + ARM_B] * wb0 + row[TANGENT1 + ARM_B + 1] * wb1 + row[TANGENT1 + ARM_B + 2] * wb2)
-                v2 -= (row[TANGENT2 + DIR] * vb0 + row[TANGENT2 + DIR + 1] * vb1 + row[TANGENT2 + DIR + 2] * vb2 + row[TANGENT2 + ARM_B] * wb0 + row[TANGENT2 + ARM_B + 1] * wb1 + row[TANGENT2 + ARM_B + 2] * wb2)
-            n1 = jt1[c] - row[TANGENT1 + MASS] * v1
-            n2 = jt2[c] - row[TANGENT2 + MASS] * v2
-            mag2 = n1 * n1 + n2 * n2
-            if mag2 > lim * lim:
-                s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
-                n1 *= s; n2 *= s
-            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
-            jt1[c] = n1; jt2[c] = n2
-            if d1 != 0.0:
-                m = ima * d1
-                va0 += m * row[TANGENT1 + DIR]; wa0 += d1 * row[TANGENT1 + TURN_A]
-                va1 += m * row[TANGENT1 + DIR + 1]; wa1 += d1 * row[TANGENT1 + TURN_A + 1]
-                va2 += m * row[TANGENT1 + DIR + 2]; wa2 += d1 * row[TANGENT1 + TURN_A + 2]
+            # friction: with no limit (not pushing) and no impulse yet there is none to change (the
+            # clamp would return zeros): skipped, bitwise the same velocities
+            if lim > 0.0 or jt1[c] != 0.0 or jt2[c] != 0.0:
+                v1 = (row[TANGENT1 + DIR] * va0 + row[TANGENT1 + DIR + 1] * va1 + row[TANGENT1 + DIR + 2] * va2
+                     + row[TANGENT1 + ARM_A] * wa0 + row[TANGENT1 + ARM_A + 1] * wa1 + row[TANGENT1 + ARM_A + 2] * wa2)
+                v2 = (row[TANGENT2 + DIR] * va0 + row[TANGENT2 + DIR + 1] * va1 + row[TANGENT2 + DIR + 2] * va2
+                     + row[TANGENT2 + ARM_A] * wa0 + row[TANGENT2 + ARM_A + 1] * wa1 + row[TANGENT2 + ARM_A + 2] * wa2)
                 if pair:
-                    m = imb * d1
-                    vb0 -= m * row[TANGENT1 + DIR]; wb0 -= d1 * row[TANGENT1 + TURN_B]
-                    vb1 -= m * row[TANGENT1 + DIR + 1]; wb1 -= d1 * row[TANGENT1 + TURN_B + 1]
-                    vb2 -= m * row[TANGENT1 + DIR + 2]; wb2 -= d1 * row[TANGENT1 + TURN_B + 2]
-            if d2 != 0.0:
-                m = ima * d2
-                va0 += m * row[TANGENT2 + DIR]; wa0 += d2 * row[TANGENT2 + TURN_A]
-                va1 += m * row[TANGENT2 + DIR + 1]; wa1 += d2 * row[TANGENT2 + TURN_A + 1]
-                va2 += m * row[TANGENT2 + DIR + 2]; wa2 += d2 * row[TANGENT2 + TURN_A + 2]
-                if pair:
-                    m = imb * d2
-                    vb0 -= m * row[TANGENT2 + DIR]; wb0 -= d2 * row[TANGENT2 + TURN_B]
-                    vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
-                    vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
+                    v1 -= (row[TANGENT1 + DIR] * vb0 + row[TANGENT1 + DIR + 1] * vb1 + row[TANGENT1 + DIR + 2] * vb2
+                          + row[TANGENT1 + ARM_B] * wb0 + row[TANGENT1 + ARM_B + 1] * wb1
+                          + row[TANGENT1 + ARM_B + 2] * wb2)
+                    v2 -= (row[TANGENT2 + DIR] * vb0 + row[TANGENT2 + DIR + 1] * vb1 + row[TANGENT2 + DIR + 2] * vb2
+                          + row[TANGENT2 + ARM_B] * wb0 + row[TANGENT2 + ARM_B + 1] * wb1
+                          + row[TANGENT2 + ARM_B + 2] * wb2)
+                n1 = jt1[c] - row[TANGENT1 + MASS] * v1
+                n2 = jt2[c] - row[TANGENT2 + MASS] * v2
+                mag2 = n1 * n1 + n2 * n2
+                if mag2 > lim * lim:
+                    s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
+                    n1 *= s; n2 *= s
+                d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+                jt1[c] = n1; jt2[c] = n2
+                if d1 != 0.0:
+                    m = ima * d1
+                    va0 += m * row[TANGENT1 + DIR]; wa0 += d1 * row[TANGENT1 + TURN_A]
+                    va1 += m * row[TANGENT1 + DIR + 1]; wa1 += d1 * row[TANGENT1 + TURN_A + 1]
+                    va2 += m * row[TANGENT1 + DIR + 2]; wa2 += d1 * row[TANGENT1 + TURN_A + 2]
+                    if pair:
+                        m = imb * d1
+                        vb0 -= m * row[TANGENT1 + DIR]; wb0 -= d1 * row[TANGENT1 + TURN_B]
+                        vb1 -= m * row[TANGENT1 + DIR + 1]; wb1 -= d1 * row[TANGENT1 + TURN_B + 1]
+                        vb2 -= m * row[TANGENT1 + DIR + 2]; wb2 -= d1 * row[TANGENT1 + TURN_B + 2]
+                if d2 != 0.0:
+                    m = ima * d2
+                    va0 += m * row[TANGENT2 + DIR]; wa0 += d2 * row[TANGENT2 + TURN_A]
+                    va1 += m * row[TANGENT2 + DIR + 1]; wa1 += d2 * row[TANGENT2 + TURN_A + 1]
+                    va2 += m * row[TANGENT2 + DIR + 2]; wa2 += d2 * row[TANGENT2 + TURN_A + 2]
+                    if pair:
+                        m = imb * d2
+                        vb0 -= m * row[TANGENT2 + DIR]; wb0 -= d2 * row[TANGENT2 + TURN_B]
+                        vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
+                        vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
             vel[a, 0] = va0; vel[a, 1] = va1; vel[a, 2] = va2
             angvel[a, 0] = wa0; angvel[a, 1] = wa1; angvel[a, 2] = wa2
             if pair:
