@@ -70,7 +70,7 @@ Contacts      one row per contact point (capacity C; the first `nc` in use)
   jn          (C,) float      accumulated normal impulse, N s
   jt          (C, 2) float    accumulated friction impulses along the two tangents, N s
   approach    (C,) float      normal relative velocity before the solve, m/s (< 0: closing)
-  rows        (C, ROW) float  the solver's Jacobian rows (layout: contacts.py, ROW_*)
+  rows        (C, ROW) float  the solver's Jacobian rows (layout: contacts.py, DIR .. PUSH_TARGET)
 
 WarmStart     last substep's impulses, by sorted contact key
   keys        (K,) int64      sorted keys

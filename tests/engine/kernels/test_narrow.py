@@ -96,3 +96,29 @@ def test_crossing_capsules_meet_at_the_distance_of_their_axes():
     assert n == 1
     assert od[0] == pytest.approx(0.15 - 0.05 - 0.08, abs=1e-14)
     assert on[0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-14)
+
+
+def test_capsule_box_bounding_test_never_drops_a_touching_pair():
+    """capsule_box's early return is conservative: whenever the segment comes within r + margin of
+    the box (distance of the segment to the box, sampled densely in numpy: 2001 points of the
+    segment, each clamped into the box), the manifold has at least one contact; a pair it rejects
+    is farther than r + margin everywhere."""
+    rng = np.random.default_rng(11)
+    out = narrow.manifold_buffer()
+    s = np.linspace(0.0, 1.0, 2001)[:, None]
+    touching = 0
+    for _ in range(300):
+        B = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        hb = rng.uniform(0.01, 0.1, 3)
+        cb = rng.normal(0, 0.02, 3)
+        p0 = rng.normal(0, 0.15, 3)
+        p1 = p0 + rng.normal(0, 0.1, 3)
+        r, margin = rng.uniform(0.005, 0.04), 0.01
+        seg = p0 + s * (p1 - p0)
+        loc = (seg - cb) @ B.T
+        gap = np.linalg.norm(loc - np.clip(loc, -hb, hb), axis=1).min() - r
+        n = narrow.capsule_box(narrow.Capsule(p0, p1, r), narrow.Box(cb, B, hb), margin, 1.0, out)
+        if gap < margin - 1e-4:
+            touching += 1
+            assert n >= 1
+    assert touching > 30      # the sample holds touching pairs as well as distant ones
