@@ -482,8 +482,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
 
     Sweeps (settings): at least `iterations` over all contacts, more (to max_iterations) until no
     normal impulse changes in a sweep by more than `settled` times the largest (a stack
-    converges); then up to bounce_iterations sweeps over the contacts that bounce, island by
-    island (_settle_bounces); push_iterations split-impulse sweeps.
+    converges); then up to bounce_iterations sweeps over the contacts that bounce
+    (_settle_bounces); push_iterations split-impulse sweeps.
 
     Split impulses: penetration deeper than settings.penetration_slop is removed by a separate
     pseudo-velocity (push_v, push_w; rigid.drift moves the bodies by them, and they are never added
@@ -683,7 +683,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
         if sweep + 1 >= iterations and change <= settled * scale:
             break
-    _settle_bounces(nc, con, vel, angvel, inv_mass, inv_iw, settings.bounce_iterations)
+    _settle_bounces(nc, con, vel, angvel, inv_mass, settings.bounce_iterations)
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
     # held (resting or speculative contact, a force through the step), which outranks a bounce
     for c in range(nc):
@@ -720,74 +720,11 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
 
 
 @njit(cache=True)
-def _find(parent, i):
-    """Root of i in the union-find forest `parent` (path halving)."""
-    while parent[i] != i:
-        parent[i] = parent[parent[i]]
-        i = parent[i]
-    return i
-
-
-@njit(cache=True)
-def _islands(sel, m, ca, cb, inv_mass, inv_iw):
-    """Group the contacts sel[:m] into islands: two contacts share one when a movable body (nonzero
-    inverse mass or inertia) links them through a chain of these contacts; static geometry
-    (b = -1) and immovable bodies (asleep: zeroed by rigid.freeze_sleepers) link nothing, since no
-    impulse changes their velocities. Returns (order, start, count): the contacts of island k are
-    order[start[k]:start[k + 1]], in their order in sel, islands in order of first contact.
-
-    Invariant: a sequential-impulse sweep over one island reads and writes only the velocities of
-    that island's movable bodies, so sweeping the islands one after the other, each in its own
-    contact order, is bitwise the sweep over all of them together, and each island can stop on its
-    own convergence test."""
-    nb = inv_mass.shape[0]
-    parent = np.empty(nb, np.int64)
-    movable = np.empty(nb, np.bool_)
-    for i in range(nb):
-        parent[i] = i
-        movable[i] = inv_mass[i] != 0.0 or inv_iw[i, 0, 0] != 0.0 or inv_iw[i, 1, 1] != 0.0 \
-            or inv_iw[i, 2, 2] != 0.0
-    for t in range(m):
-        a, b = ca[sel[t]], cb[sel[t]]
-        if b >= 0 and movable[a] and movable[b]:
-            ra = _find(parent, a)
-            rb = _find(parent, b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-    label = np.full(nb, -1, np.int64)      # island number of each root, by first contact
-    lab = np.empty(m, np.int64)
-    start = np.zeros(m + 1, np.int64)
-    count = 0
-    for t in range(m):
-        a, b = ca[sel[t]], cb[sel[t]]
-        r = _find(parent, a) if movable[a] else (_find(parent, b) if b >= 0 and movable[b] else -1)
-        if r < 0:                          # between two immovable bodies: an island of its own
-            k = count
-            count += 1
-        else:
-            if label[r] < 0:
-                label[r] = count
-                count += 1
-            k = label[r]
-        lab[t] = k
-        start[k + 1] += 1
-    for k in range(count):
-        start[k + 1] += start[k]
-    fill = start[:count].copy()
-    order = np.empty(m, np.int64)
-    for t in range(m):
-        order[fill[lab[t]]] = sel[t]
-        fill[lab[t]] += 1
-    return order, start, count
-
-
-@njit(cache=True)
-def _settle_bounces(nc, con, vel, angvel, inv_mass, inv_iw, most):
-    """Sweep on over the contacts that bounce this substep (S[c, TOI] >= 0, usually a handful),
-    island by island (_islands), until an island's impulses settle (a sweep changes none by more
-    than 1e-9 of its largest), `most` sweeps. Sequential impulses converge slowly where a face
-    lands flat (four corners, three degrees of freedom): stopped early they leave the body
-    spinning, and its rebound uneven."""
+def _settle_bounces(nc, con, vel, angvel, inv_mass, most):
+    """Sweep on over the contacts that bounce this substep (rows[c, TOI] >= 0, usually a handful)
+    until their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most`
+    sweeps. Sequential impulses converge slowly where a face lands flat (four corners, three
+    degrees of freedom): stopped early they leave the body spinning, and its rebound uneven."""
     ca, cb, S, jn, jt1, jt2 = con.body_a, con.body_b, con.rows, con.jn, con.jt[:, 0], con.jt[:, 1]
     bl = np.empty(nc, np.int64)
     nb = 0
@@ -797,37 +734,34 @@ def _settle_bounces(nc, con, vel, angvel, inv_mass, inv_iw, most):
             nb += 1
     if nb < 2:
         return
-    order, start, count = _islands(bl, nb, ca, cb, inv_mass, inv_iw)
-    for isl in range(count):
-        t0, t1 = start[isl], start[isl + 1]
-        for _ in range(most):
-            change = 0.0
-            scale = 0.0
-            for t in range(t0, t1):
-                c = order[t]
-                a, b = ca[c], cb[c]
-                row = S[c]
-                vn = _row_vel(row, NORMAL, a, b, vel, angvel)
-                new = max(jn[c] + row[NORMAL + MASS] * (row[TARGET] - vn), 0.0)
-                dj = new - jn[c]
-                jn[c] = new
-                _row_push(row, NORMAL, dj, a, b, vel, angvel, inv_mass)
-                change = max(change, abs(dj))
-                scale = max(scale, new)
-                lim = row[MU] * new
-                n1 = jt1[c] - row[TANGENT1 + MASS] * _row_vel(row, TANGENT1, a, b, vel, angvel)
-                n2 = jt2[c] - row[TANGENT2 + MASS] * _row_vel(row, TANGENT2, a, b, vel, angvel)
-                mag2 = n1 * n1 + n2 * n2
-                if mag2 > lim * lim:
-                    f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
-                    n1 *= f; n2 *= f
-                d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
-                jt1[c] = n1; jt2[c] = n2
-                _row_push(row, TANGENT1, d1, a, b, vel, angvel, inv_mass)
-                _row_push(row, TANGENT2, d2, a, b, vel, angvel, inv_mass)
-                change = max(change, abs(d1), abs(d2))
-            if change <= 1e-9 * scale:
-                break
+    for _ in range(most):
+        change = 0.0
+        scale = 0.0
+        for t in range(nb):
+            c = bl[t]
+            a, b = ca[c], cb[c]
+            row = S[c]
+            vn = _row_vel(row, NORMAL, a, b, vel, angvel)
+            new = max(jn[c] + row[NORMAL + MASS] * (row[TARGET] - vn), 0.0)
+            dj = new - jn[c]
+            jn[c] = new
+            _row_push(row, NORMAL, dj, a, b, vel, angvel, inv_mass)
+            change = max(change, abs(dj))
+            scale = max(scale, new)
+            lim = row[MU] * new
+            n1 = jt1[c] - row[TANGENT1 + MASS] * _row_vel(row, TANGENT1, a, b, vel, angvel)
+            n2 = jt2[c] - row[TANGENT2 + MASS] * _row_vel(row, TANGENT2, a, b, vel, angvel)
+            mag2 = n1 * n1 + n2 * n2
+            if mag2 > lim * lim:
+                f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
+                n1 *= f; n2 *= f
+            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+            jt1[c] = n1; jt2[c] = n2
+            _row_push(row, TANGENT1, d1, a, b, vel, angvel, inv_mass)
+            _row_push(row, TANGENT2, d2, a, b, vel, angvel, inv_mass)
+            change = max(change, abs(d1), abs(d2))
+        if change <= 1e-9 * scale:
+            break
 
 
 @njit(cache=True, inline="always")

@@ -97,6 +97,11 @@ class IntegrateBodies(System):
             self._cap_bodies = cap
             self.motion = records.motion_buffer(cap)
 
+    @property
+    def touching(self) -> np.ndarray:
+        """Per body slot: it had a contact in the last substep (CoupleWater reads it)."""
+        return self.motion.touching
+
     def settings(self, gravity: float) -> records.Settings:
         """The kernels' constants for this step (sleep_after may have been changed on the system)."""
         return records.settings(

@@ -167,35 +167,3 @@ def test_broad_phase_finds_exactly_the_overlapping_pairs():
            and np.linalg.norm(pos[i] - pos[j]) < radius[i] + radius[j] + 0.02}
     assert got == ref
 
-
-def test_islands_group_contacts_linked_by_movable_bodies():
-    """contacts._islands: two contacts share an island exactly when a chain of contacts joins them
-    through movable bodies (static b = -1 and immovable bodies link nothing); each island keeps the
-    contacts' order. Reference: breadth-first search over the contact graph in plain Python."""
-    rng = np.random.default_rng(12)
-    nb, nc = 40, 120
-    ca = rng.integers(0, nb, nc)
-    cb = np.where(rng.random(nc) < 0.3, -1, rng.integers(0, nb, nc))
-    inv_mass = np.where(rng.random(nb) < 0.2, 0.0, 1.0)
-    inv_iw = np.repeat(np.eye(3)[None], nb, axis=0) * inv_mass[:, None, None]
-    order, start, count = contacts._islands(np.arange(nc), nc, ca, cb, inv_mass, inv_iw)
-    island = np.empty(nc, np.int64)
-    for k in range(count):
-        seg = order[start[k]:start[k + 1]]
-        assert list(seg) == sorted(seg)          # original order within an island
-        island[seg] = k
-    assert sorted(order.tolist()) == list(range(nc))
-    movable = inv_mass > 0
-
-    def bodies_of(c):
-        return [i for i in (ca[c], cb[c]) if i >= 0 and movable[i]]
-
-    for c in range(nc):                          # BFS from c over shared movable bodies
-        seen, todo = {c}, [c]
-        while todo:
-            x = todo.pop()
-            for y in range(nc):
-                if y not in seen and set(bodies_of(x)) & set(bodies_of(y)):
-                    seen.add(y)
-                    todo.append(y)
-        assert {y for y in range(nc) if island[y] == island[c]} == seen
