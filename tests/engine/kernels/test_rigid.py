@@ -167,3 +167,15 @@ def test_broad_phase_finds_exactly_the_overlapping_pairs():
            and np.linalg.norm(pos[i] - pos[j]) < radius[i] + radius[j] + 0.02}
     assert got == ref
 
+
+
+def test_the_contact_row_layout_names_every_slot_once():
+    """contacts.py's named row: three direction blocks of DIR (3), ARM_A (3), ARM_B (3), TURN_A (3),
+    TURN_B (3), MASS (1), then TARGET, TOI, MU, PUSH_TARGET: each of the ROW slots named exactly once."""
+    block = [contacts.DIR + i for i in range(3)] + [contacts.ARM_A + i for i in range(3)] \
+        + [contacts.ARM_B + i for i in range(3)] + [contacts.TURN_A + i for i in range(3)] \
+        + [contacts.TURN_B + i for i in range(3)] + [contacts.MASS]
+    assert sorted(block) == list(range(contacts.BLOCK))
+    slots = [o + k for o in (contacts.NORMAL, contacts.TANGENT1, contacts.TANGENT2) for k in block]
+    slots += [contacts.TARGET, contacts.TOI, contacts.MU, contacts.PUSH_TARGET]
+    assert sorted(slots) == list(range(contacts.ROW))
