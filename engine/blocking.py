@@ -143,8 +143,9 @@ class Blockers:
             verts, tris, vert_off, tri_off = pack[:4]
             self._top[...] = -np.inf
             self._bottom[...] = np.inf
-            kb.column_extent(verts, tris, vert_off, tri_off, st.model_id[:n].astype(np.int64), st.pos[:n],
-                             st.quat[:n], want, water.dx, self._top, self._bottom)
+            kb.column_extent(kb.Meshes(verts, tris, vert_off, tri_off),
+                             kb.Poses(st.model_id[:n].astype(np.int64), st.pos[:n], st.quat[:n], want),
+                             water.dx, self._top, self._bottom)
             kb.resting_tops(self._top, self._bottom, self.columns.terrain, GAP, self._tops)
             self.columns.set_bodies(water, self._tops)
         elif np.isfinite(self.columns.bodies).any():

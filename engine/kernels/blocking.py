@@ -12,17 +12,30 @@ flow across a face where the higher surface does not reach over the higher bed.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from engine.kernels.rigid import quat_to_matrix
 
 
+# Triangle meshes of every model, packed: model m's vertices are verts[vert_start[m]:vert_start[m + 1]]
+# ((V, 3) float, body frame, m), its triangles tris[tri_start[m]:tri_start[m + 1]] ((T, 3) int32
+# indices into the model's own vertices)
+Meshes = namedtuple("Meshes", ["verts", "tris", "vert_start", "tri_start"])
+# The bodies to stand in the water: model_id (N,) int64, pos (N, 3) float m, quat (N, 4) float
+# (w, x, y, z) body -> world, active (N,) bool (which of them count)
+Poses = namedtuple("Poses", ["model_id", "pos", "quat", "active"])
+
+
 @njit(cache=True)
-def column_extent(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, active, dx, top, bottom):
-    """Highest and lowest point of the active bodies over each cell centre: top[k, i] = max y,
-    bottom[k, i] = min y over every triangle whose (x, z) projection holds the centre (top and
-    bottom are only raised / lowered here: start them at -inf / +inf)."""
+def column_extent(meshes, poses, dx, top, bottom):
+    """Highest and lowest point of the active bodies (Poses, Meshes) over each cell centre (cells dx
+    wide): top[k, i] = max y, bottom[k, i] = min y over every triangle whose (x, z) projection holds
+    the centre (top and bottom are only raised / lowered here: start them at -inf / +inf)."""
+    model_verts, model_tris, vert_off, tri_off = meshes.verts, meshes.tris, meshes.vert_start, meshes.tri_start
+    model_id, pos, quat, active = poses.model_id, poses.pos, poses.quat, poses.active
     nz, nx = top.shape
     world = np.empty((64, 3))
     for b in range(pos.shape[0]):

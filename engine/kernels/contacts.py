@@ -68,9 +68,10 @@ def bed_top(bed, dx, x, z):
     return max(max(bed[k0, i0], bed[k0, i1]), max(bed[k1, i0], bed[k1, i1]))
 
 
-@njit(cache=True)
-def margins(n, alive, vel, angvel, radius, dt, slop, out):
-    """Speculative margin per body: how far any of its points can move this step, plus slop, m."""
+def margins(n, bodies, motion, dt, slop):
+    """Speculative margin per body (motion.margin): how far any of its points can move this step,
+    plus slop, m."""
+    alive, vel, angvel, radius, out = bodies.alive, bodies.vel, bodies.angvel, bodies.radius, motion.margin
     for i in range(n):
         if alive[i]:
             v = np.sqrt(vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2)
@@ -88,26 +89,43 @@ def contact_key(a, b, k, kind):
 
 
 @njit(cache=True)
-def _push(count, cap, a, b, p, nx, ny, nz, d, ca, cb, cp, cn, cd, key, ck):
-    if count < cap:
-        ck[count] = key
-        ca[count] = a; cb[count] = b
-        cp[count, 0] = p[0]; cp[count, 1] = p[1]; cp[count, 2] = p[2]
-        cn[count, 0] = nx; cn[count, 1] = ny; cn[count, 2] = nz
-        cd[count] = d
+def _push(count, a, b, p, nx, ny, nz, d, key, con):
+    """Write contact `count` of con (if it fits) and return count + 1."""
+    if count < con.body_a.shape[0]:
+        con.key[count] = key
+        con.body_a[count] = a; con.body_b[count] = b
+        con.point[count, 0] = p[0]; con.point[count, 1] = p[1]; con.point[count, 2] = p[2]
+        con.normal[count, 0] = nx; con.normal[count, 1] = ny; con.normal[count, 2] = nz
+        con.separation[count] = d
     return count + 1
 
 
 @njit(cache=True)
-def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, pt_rad, bed, bed_max, dx,
-                  size_x, size_z, ca, cb, cp, cn, cd, ck, count):
-    """Append contacts of every active body's points with the bed and the walls; return the count.
+def detect_static(n, bodies, motion, shapes, ground, con, count):
+    """Append to con (from index count) the contacts of every awake body's points with the bed and
+    the walls; return the new count (may exceed the capacity: grow and call again).
 
     A model's points are balls of radius pt_rad[model] (0: vertices): the separation is the
     point's distance to the surface less that radius, and the contact sits on the ball's surface.
     For a convex polyhedron its hull vertices are exact supports against a plane."""
-    cap = ca.shape[0]
+    active, pos, radius, model_id = motion.awake, bodies.pos, bodies.radius, bodies.model_id
+    rot, margin = motion.rot, motion.margin
+    pt_start, pts, pt_rad = shapes.point_start, shapes.points, shapes.point_radius
+    bed, bed_max, dx, size_x, size_z = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z
     p = np.empty(3); q = np.empty(3)
+    # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
+    # bed_max everywhere and the distance to it along its normal is (y - h) cos, with cos >= cos_min
+    # = 1 / sqrt(1 + gx^2 + gz^2) at the steepest bilinear slopes (neighbour differences / dx)
+    nz, nx = bed.shape
+    gx_max = 0.0
+    gz_max = 0.0
+    for k in range(nz):
+        for j in range(nx):
+            if j + 1 < nx:
+                gx_max = max(gx_max, abs(bed[k, j + 1] - bed[k, j]))
+            if k + 1 < nz:
+                gz_max = max(gz_max, abs(bed[k + 1, j] - bed[k, j]))
+    cos_min = 1.0 / np.sqrt(1.0 + (gx_max / dx) ** 2 + (gz_max / dx) ** 2)
     for i in range(n):
         if not active[i]:
             continue
@@ -131,7 +149,25 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
         for feat in range(5):
             if not (floor if feat == 0 else (wx0 if feat == 1 else (wx1 if feat == 2 else (wz0 if feat == 3 else wz1)))):
                 continue
+            # the one coordinate a feature's distance depends on first: points that cannot reach it
+            # are passed over before the rest of the transform (the same sums, bitwise)
+            axis = 1 if feat == 0 else (0 if feat <= 2 else 2)
             for k in range(k0, pt_start[mid + 1]):
+                y = pos[i, axis] + R[axis, 0] * pts[k, 0] + R[axis, 1] * pts[k, 1] + R[axis, 2] * pts[k, 2]
+                if feat == 0:
+                    if (y - bed_max) * cos_min - rad >= m + 1e-9:
+                        continue
+                elif feat == 1:
+                    if y - rad >= m:
+                        continue
+                elif feat == 2:
+                    if size_x - y - rad >= m:
+                        continue
+                elif feat == 3:
+                    if y - rad >= m:
+                        continue
+                elif size_z - y - rad >= m:
+                    continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
                 key = contact_key(i, -1, k - k0, feat)
@@ -148,7 +184,7 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
                         d = above; gx = 0.0; gz = 0.0; inv = 1.0
                     if d < m:
                         q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
-                        count = _push(count, cap, i, -1, q, -gx * inv, inv, -gz * inv, d, ca, cb, cp, cn, cd, key, ck)
+                        count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
                     continue
                 q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
                 if feat == 1:
@@ -160,19 +196,22 @@ def detect_static(n, active, pos, rot, radius, margin, model_id, pt_start, pts, 
                 else:
                     d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
                 if d < m:
-                    count = _push(count, cap, i, -1, q, n0, 0.0, n2, d, ca, cb, cp, cn, cd, key, ck)
+                    count = _push(count, i, -1, q, n0, 0.0, n2, d, key, con)
     return count
 
 
 @njit(cache=True)
-def broad_phase(n, alive, awake, pos, radius, margin, group, pa, pb, active):
-    """Candidate pairs (a < b) whose grown bounding spheres overlap: sort and sweep along x.
+def broad_phase(n, bodies, motion, pairs):
+    """Candidate pairs (pairs.a < pairs.b) whose grown bounding spheres overlap: sort and sweep along x.
     Bodies of the same group >= 0 (fresh fragments of one bottle) do not collide with each other;
     two sleeping bodies are not paired. `active` is set for awake bodies and for sleeping bodies
     paired with an awake one (they take part in this step's contacts).
 
     Returns the number of pairs (may exceed the buffer size: grow and call again).
     """
+    alive, pos, radius, group = bodies.alive, bodies.pos, bodies.radius, bodies.group
+    awake, active, margin = motion.awake, motion.active, motion.margin
+    pa, pb = pairs.a, pairs.b
     cap = pa.shape[0]
     idx = np.empty(n, np.int64)
     m = 0
@@ -267,8 +306,7 @@ def _point_vs_prims(l0, l1, l2, prims, q0, q1):
 
 
 @njit(cache=True)
-def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
-                    pa_, pb_, ca, cb, cp, cn, cd, ck, count):
+def _points_vs_body(a, b, sign, bodies, motion, shapes, m, pa_, pb_, con, count):
     """Points of body a against the primitives of body b; contacts are stored as (pa_, pb_) with the
     normal pointing from pb_ to pa_ (sign flips it when a is the pair's second body).
 
@@ -276,7 +314,9 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
     1-Lipschitz, so when a's centre is farther than radius[a] + m from them no point can be within
     m: the pair (in this direction) is skipped without looking at its points. Scalars throughout:
     no allocation per pair."""
-    cap = ca.shape[0]
+    pos, radius, model_id, rot = bodies.pos, bodies.radius, bodies.model_id, motion.rot
+    pt_start, pts, prim_start, prims = shapes.pair_point_start, shapes.pair_points, shapes.prim_start, shapes.prims
+    cap = con.body_a.shape[0]
     Ra, Rb = rot[a], rot[b]
     ma, mb = model_id[a], model_id[b]
     q0, q1 = prim_start[mb], prim_start[mb + 1]
@@ -298,9 +338,16 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
     M21 = Rb[0, 2] * Ra[0, 1] + Rb[1, 2] * Ra[1, 1] + Rb[2, 2] * Ra[2, 1]
     M22 = Rb[0, 2] * Ra[0, 2] + Rb[1, 2] * Ra[1, 2] + Rb[2, 2] * Ra[2, 2]
     reach = (radius[b] + m) ** 2
+    # b's centre in a's frame, u = -M^T t: |l| = |p - u| (M is a rotation), so a point farther than
+    # radius[b] + m from b's centre is passed over before its transform
+    u0 = -(M00 * t0 + M10 * t1 + M20 * t2)
+    u1 = -(M01 * t0 + M11 * t1 + M21 * t2)
+    u2 = -(M02 * t0 + M12 * t1 + M22 * t2)
     k0 = pt_start[ma]
     for k in range(k0, pt_start[ma + 1]):
         p0 = pts[k, 0]; p1 = pts[k, 1]; p2 = pts[k, 2]
+        if (p0 - u0) ** 2 + (p1 - u1) ** 2 + (p2 - u2) ** 2 > reach * (1.0 + 1e-9):
+            continue
         l0 = t0 + M00 * p0 + M01 * p1 + M02 * p2
         l1 = t1 + M10 * p0 + M11 * p1 + M12 * p2
         l2 = t2 + M20 * p0 + M21 * p1 + M22 * p2
@@ -310,13 +357,13 @@ def _points_vs_body(a, b, sign, pos, rot, radius, model_id, pt_start, pts, prim_
         if d < m:
             if count < cap:
                 for c in range(3):
-                    cp[count, c] = pos[a, c] + Ra[c, 0] * p0 + Ra[c, 1] * p1 + Ra[c, 2] * p2
-                cn[count, 0] = sign * (Rb[0, 0] * n0 + Rb[0, 1] * n1 + Rb[0, 2] * n2)
-                cn[count, 1] = sign * (Rb[1, 0] * n0 + Rb[1, 1] * n1 + Rb[1, 2] * n2)
-                cn[count, 2] = sign * (Rb[2, 0] * n0 + Rb[2, 1] * n1 + Rb[2, 2] * n2)
-                ca[count] = pa_; cb[count] = pb_
-                cd[count] = d
-                ck[count] = contact_key(pa_, pb_, k - k0, 5 if sign > 0 else 6)
+                    con.point[count, c] = pos[a, c] + Ra[c, 0] * p0 + Ra[c, 1] * p1 + Ra[c, 2] * p2
+                con.normal[count, 0] = sign * (Rb[0, 0] * n0 + Rb[0, 1] * n1 + Rb[0, 2] * n2)
+                con.normal[count, 1] = sign * (Rb[1, 0] * n0 + Rb[1, 1] * n1 + Rb[1, 2] * n2)
+                con.normal[count, 2] = sign * (Rb[2, 0] * n0 + Rb[2, 1] * n1 + Rb[2, 2] * n2)
+                con.body_a[count] = pa_; con.body_b[count] = pb_
+                con.separation[count] = d
+                con.key[count] = contact_key(pa_, pb_, k - k0, 5 if sign > 0 else 6)
             count += 1
     return count
 
@@ -341,19 +388,24 @@ def _prim_world(pr, i, pos, R, c, ax, h):
 
 
 @njit(cache=True)
-def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, pts, prim_start, prims,
-                 with_points, ca, cb, cp, cn, cd, ck, count):
+def detect_pairs(npairs, pairs, bodies, motion, shapes, con, count):
     """Append contacts for each candidate pair: the manifold of every primitive of a against every
     primitive of b (engine/kernels/narrow.py: box-box SAT with face clipping, capsule-box,
     capsule-capsule; spheres are capsules of zero length), and for a model with `with_points`
     (a bottle: its capsules are its convex decomposition, which rounds its flat base) its points
-    against the other's primitives. Normals point from b to a."""
-    cap = ca.shape[0]
+    against the other's primitives. Normals point from b to a. Appends to con from index count;
+    returns the new count (may exceed the capacity: grow and call again)."""
+    pa, pb, pos, model_id = pairs.a, pairs.b, bodies.pos, bodies.model_id
+    rot, margin = motion.rot, motion.margin
+    prim_start, prims, with_points = shapes.prim_start, shapes.prims, shapes.pair_with_points
+    cap = con.body_a.shape[0]
     cA = np.empty(3); A = np.empty((3, 3)); hA = np.empty(3)
     cB = np.empty(3); B = np.empty((3, 3)); hB = np.empty(3)
-    op = np.empty((8, 3)); on = np.empty((8, 3)); on1 = np.empty(3); od = np.empty(8)
-    of = np.empty(8, np.int64)
-    W = np.empty((22, 3)); Wi = np.empty(32, np.int64)
+    box_a = narrow.Box(cA, A, hA); box_b = narrow.Box(cB, B, hB)
+    man = narrow.Manifold(np.empty((narrow.MAX_CONTACTS, 3)), np.empty((narrow.MAX_CONTACTS, 3)),
+                          np.empty(narrow.MAX_CONTACTS), np.empty(narrow.MAX_CONTACTS, np.int64),
+                          np.empty((22, 3)), np.empty(32, np.int64))
+    op, on, od, of = man.point, man.normal, man.separation, man.feature
     for s in range(npairs):
         a, b = pa[s], pb[s]
         m = margin[a] + margin[b]
@@ -364,30 +416,27 @@ def detect_pairs(npairs, pa, pb, pos, rot, radius, margin, model_id, pt_start, p
             for r in range(prim_start[mb], prim_start[mb + 1]):
                 kb = _prim_world(prims[r], b, pos, Rb, cB, B, hB)
                 if ka == BOX and kb == BOX:
-                    nk = narrow.box_box(cA, A, hA, cB, B, hB, m, op, on1, od, of, W, Wi)
-                    for t in range(nk):
-                        on[t, 0] = on1[0]; on[t, 1] = on1[1]; on[t, 2] = on1[2]
+                    nk = narrow.box_box(box_a, box_b, m, man)
                 elif ka == CAPSULE and kb == BOX:
-                    nk = narrow.capsule_box(cA, A[0], hA[0], cB, B, hB, m, 1.0, op, on, od, of)
+                    nk = narrow.capsule_box(narrow.Capsule(cA, A[0], hA[0]), box_b, m, 1.0, man)
                 elif ka == BOX:
-                    nk = narrow.capsule_box(cB, B[0], hB[0], cA, A, hA, m, -1.0, op, on, od, of)
+                    nk = narrow.capsule_box(narrow.Capsule(cB, B[0], hB[0]), box_a, m, -1.0, man)
                 else:
-                    nk = narrow.capsule_capsule(cA, A[0], hA[0], cB, B[0], hB[0], m, op, on, od, of)
+                    nk = narrow.capsule_capsule(narrow.Capsule(cA, A[0], hA[0]), narrow.Capsule(cB, B[0], hB[0]), m,
+                                                man)
                 pair_id = ((q - prim_start[ma]) * 4 + (r - prim_start[mb])) & 15
                 for t in range(nk):
                     if count < cap:
-                        ca[count] = a; cb[count] = b
+                        con.body_a[count] = a; con.body_b[count] = b
                         for c in range(3):
-                            cp[count, c] = op[t, c]; cn[count, c] = on[t, c]
-                        cd[count] = od[t]
-                        ck[count] = contact_key(a, b, pair_id * 4096 + of[t], 7)
+                            con.point[count, c] = op[t, c]; con.normal[count, c] = on[t, c]
+                        con.separation[count] = od[t]
+                        con.key[count] = contact_key(a, b, pair_id * 4096 + of[t], 7)
                     count += 1
         if with_points[ma]:
-            count = _points_vs_body(a, b, 1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
-                                    a, b, ca, cb, cp, cn, cd, ck, count)
+            count = _points_vs_body(a, b, 1.0, bodies, motion, shapes, m, a, b, con, count)
         if with_points[mb]:
-            count = _points_vs_body(b, a, -1.0, pos, rot, radius, model_id, pt_start, pts, prim_start, prims, m,
-                                    a, b, ca, cb, cp, cn, cd, ck, count)
+            count = _points_vs_body(b, a, -1.0, bodies, motion, shapes, m, a, b, con, count)
     return count
 
 
@@ -396,75 +445,86 @@ def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-ROW = 52   # solver scratch row per contact: 3 directions x 16 (D, RA, RB, WA, WB, K), target, tau,
-           # mu (then the accumulated split impulse), split-impulse target
-
-
-@njit(cache=True)
-def solve(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution, friction,
-          dt, sweeps, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt, vn0, toi,
-          push_v, push_w):
-    """solve_rows with a fresh scratch array (see solve_rows); sweeps = (iterations, max_iterations,
-    push_iterations, bounce_iterations) as int64, settled = 1e-3."""
-    return solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
-                      friction, dt, sweeps, 1e-3, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn,
-                      jt, vn0, toi, push_v, push_w, np.empty((max(nc, 1), ROW)))
+# The solver's row per contact (Contacts.rows): three blocks of BLOCK slots, one per direction d
+# (the normal n, then the tangents t1, t2), each holding
+DIR = 0          # d (3)
+ARM_A = 3        # r_a x d (3), r_a from a's centre of mass to the contact point
+ARM_B = 6        # r_b x d (3)
+TURN_A = 9       # I_a^-1 (r_a x d) (3): the angular velocity a unit impulse along d gives a
+TURN_B = 12      # I_b^-1 (r_b x d) (3)
+MASS = 15        # 1 / (1/m_a + 1/m_b + (r_a x d) I_a^-1 (r_a x d) + (r_b x d) I_b^-1 (r_b x d))
+BLOCK = 16
+NORMAL, TANGENT1, TANGENT2 = 0, BLOCK, 2 * BLOCK
+# then, once per contact
+TARGET = 48      # normal velocity the solve aims for, m/s
+TOI = 49         # time of impact into the step, s (-1: no bounce)
+MU = 50          # friction coefficient; after the velocity sweeps, the accumulated split impulse
+PUSH_TARGET = 51  # split-impulse target velocity, m/s (0: not penetrating past the slop)
+ROW = 52
 
 
 @njit(cache=True, inline="always")
 def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
-    """One body's part of a contact row, for its three directions n, t1, t2 (row[16 k .. 16 k + 2]):
-    the arm r x d at row[16 k + at ..], the inverse world inertia applied to it 6 slots further, and
-    the body's share of the effective mass, inv_m + (r x d) . I^-1 (r x d), added to row[16 k + 15].
-    at = 3 for body a, 6 for body b."""
+    """One body's part of a contact row, for its three directions d = n, t1, t2 (blocks NORMAL,
+    TANGENT1, TANGENT2): the arm r x d at block + at, the inverse world inertia applied to it at
+    block + at + (TURN_A - ARM_A), and the body's share of the effective mass,
+    inv_m + (r x d) . I^-1 (r x d), added to block + MASS. at = ARM_A for body a, ARM_B for body b."""
     for k in range(3):
-        o = 16 * k
-        x0, x1, x2 = _cross(r0, r1, r2, row[o], row[o + 1], row[o + 2])
+        o = BLOCK * k
+        x0, x1, x2 = _cross(r0, r1, r2, row[o + DIR], row[o + DIR + 1], row[o + DIR + 2])
         row[o + at] = x0; row[o + at + 1] = x1; row[o + at + 2] = x2
         w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
         w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
         w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
-        row[o + at + 6] = w0; row[o + at + 7] = w1; row[o + at + 8] = w2
-        row[o + 15] += inv_m + x0 * w0 + x1 * w1 + x2 * w2
+        row[o + at + TURN_A - ARM_A] = w0; row[o + at + TURN_A - ARM_A + 1] = w1
+        row[o + at + TURN_A - ARM_A + 2] = w2
+        row[o + MASS] += inv_m + x0 * w0 + x1 * w1 + x2 * w2
 
 
 @njit(cache=True)
-def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_mass, inv_iw, restitution,
-               friction, dt, sweeps, settled, bounce_speed, beta, slop, max_push, prev_keys, prev_j, warm, jn, jt,
-               vn0, toi, push_v, push_w, S):
-    """Resolve all contacts by sequential impulses (see the module docstring); writes the
-    accumulated normal impulse jn (N s) and pre-solve normal velocity vn0 (m/s) per contact, and
-    toi per body (-1: untouched; else the time into the step of its first impulse, s).
+def solve(nc, con, bodies, motion, settings, warm, dt):
+    """Resolve the contacts con[:nc] by sequential impulses (see the module docstring); writes the
+    accumulated normal and friction impulses con.jn, con.jt (N s) and the pre-solve normal
+    velocity con.approach (m/s) per contact, motion.toi per body (-1: untouched; else the time
+    into the step of its first impulse, s), and the split-impulse pseudo-velocities motion.push_v,
+    motion.push_w (zero on entry: begin_substep clears them). Moves bodies.vel, bodies.angvel.
 
-    sweeps = (iterations, max_iterations, push_iterations, bounce_iterations): at least
-    `iterations` sweeps over all contacts, more (to max_iterations) until no normal impulse
-    changes in a sweep by more than `settled` times the largest (a stack converges); then up to
-    bounce_iterations sweeps over the contacts that bounce (_settle_bounces); push_iterations
-    split-impulse sweeps.
-
-    vel0/angvel0: velocities before this step's kick (gravity, forces), so that the relative
-    normal acceleration a = (v_n - v_n,pre) / dt is known. Time of impact of a gap d > 0:
+    Bodies are seen through motion: inverse mass motion.inv_mass_eff and world inverse inertia
+    motion.inv_iw (zero for a sleeper: immovable); motion.vel0, motion.angvel0 are the
+    velocities before this step's kick (gravity, forces), so that the relative normal
+    acceleration a = (v_n - v_n,pre) / dt is known. Time of impact of a gap d > 0:
     d + v_n,pre tau + a tau^2 / 2 = 0; impact speed v_i = v_n,pre + a tau; the end-of-step target
     is then -e v_i + a (dt - tau) (bounce at tau, then the same acceleration), which rigid.drift
     integrates exactly for piecewise-constant acceleration: a ball's bounce does not depend on
     where in the step it lands.
 
-    Split impulses: penetration deeper than `slop` is removed by a separate pseudo-velocity
-    (push_v, push_w, zero on entry: begin_substep clears them; rigid.drift moves the bodies by
-    them, and they are never added to vel, angvel),
-    target min(beta (-d - slop) / dt, max_push), accumulated >= 0: pushing bodies apart never
-    adds to their real velocities, so resolving an overlap adds no energy.
+    Sweeps (settings): at least `iterations` over all contacts, more (to max_iterations) until no
+    normal impulse changes in a sweep by more than `settled` times the largest (a stack
+    converges); then up to bounce_iterations sweeps over the contacts that bounce
+    (_settle_bounces); push_iterations split-impulse sweeps.
 
-    Warm start: a contact whose key (bodies, point, feature) is in `prev_keys` (sorted) starts
-    from `warm` times the impulses it ended the last (sub)step with (`prev_j`: normal, t1, t2);
-    resting stacks converge in a few sweeps instead of jittering. Final impulses go to jn, jt.
+    Split impulses: penetration deeper than settings.penetration_slop is removed by a separate
+    pseudo-velocity (push_v, push_w; rigid.drift moves the bodies by them, and they are never added
+    to vel, angvel), target min(beta (-d - slop) / dt, max_push), accumulated >= 0: pushing bodies
+    apart never adds to their real velocities, so resolving an overlap adds no energy.
 
-    Per contact and direction d in (n, t1, t2) the Jacobian rows are precomputed into one row of
-    the scratch S (nc or more, ROW): at 16 k: d, r_a x d, r_b x d, I_a^-1 (r_a x d), I_b^-1 (r_b x d),
-    1 / effective mass; at 48: target velocity, time of impact, friction. An iteration is then dot
-    products and axpys on the two bodies' velocities held in registers (one contiguous row per
-    contact, no aliasing stores between the three directions).
+    Warm start: a contact whose key (bodies, point, feature) is in warm.keys (sorted) starts from
+    warm.scale times the impulses it ended the last (sub)step with (warm.impulses: normal, t1,
+    t2); resting stacks converge in a few sweeps instead of jittering.
+
+    Per contact the Jacobian rows are precomputed into con.rows (layout: DIR .. PUSH_TARGET
+    above). An iteration is then dot products and axpys on the two bodies' velocities held in
+    registers (one contiguous row per contact, no aliasing stores between the three directions).
     """
+    ca, cb, cp, cn, cd, ck = con.body_a, con.body_b, con.point, con.normal, con.separation, con.key
+    jn, jt, vn0, S = con.jn, con.jt, con.approach, con.rows
+    pos, vel, angvel, restitution, friction = bodies.pos, bodies.vel, bodies.angvel, bodies.restitution, \
+        bodies.friction
+    vel0, angvel0, inv_mass, inv_iw = motion.vel0, motion.angvel0, motion.inv_mass_eff, motion.inv_iw
+    toi, push_v, push_w = motion.toi, motion.push_v, motion.push_w
+    prev_keys, prev_j, warm_scale = warm.keys, warm.impulses, warm.scale
+    bounce_speed, beta, slop, max_push = settings.bounce_speed, settings.beta, settings.penetration_slop, \
+        settings.max_push
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
     for c in range(nc):
@@ -478,30 +538,31 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
         un = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         u0 /= un; u1 /= un; u2 /= un
         s0, s1, s2 = _cross(n0, n1, n2, u0, u1, u2)
-        row[0] = n0; row[1] = n1; row[2] = n2
-        row[16] = u0; row[17] = u1; row[18] = u2
-        row[32] = s0; row[33] = s1; row[34] = s2
+        row[NORMAL + DIR] = n0; row[NORMAL + DIR + 1] = n1; row[NORMAL + DIR + 2] = n2
+        row[TANGENT1 + DIR] = u0; row[TANGENT1 + DIR + 1] = u1; row[TANGENT1 + DIR + 2] = u2
+        row[TANGENT2 + DIR] = s0; row[TANGENT2 + DIR + 1] = s1; row[TANGENT2 + DIR + 2] = s2
         for k in range(3):
-            o = 16 * k
-            for j in range(6, 16):       # body b's slots and the effective mass start empty
+            o = BLOCK * k
+            for j in range(ARM_B, BLOCK):     # body b's slots and the effective mass start empty
                 row[o + j] = 0.0
-        _lever_arms(row, cp[c, 0] - pos[a, 0], cp[c, 1] - pos[a, 1], cp[c, 2] - pos[a, 2], inv_iw[a], inv_mass[a], 3)
+        _lever_arms(row, cp[c, 0] - pos[a, 0], cp[c, 1] - pos[a, 1], cp[c, 2] - pos[a, 2], inv_iw[a], inv_mass[a],
+                    ARM_A)
         e = restitution[a]
-        row[50] = friction[a]
+        row[MU] = friction[a]
         if b >= 0:
             _lever_arms(row, cp[c, 0] - pos[b, 0], cp[c, 1] - pos[b, 1], cp[c, 2] - pos[b, 2], inv_iw[b],
-                        inv_mass[b], 6)
+                        inv_mass[b], ARM_B)
             e = max(e, restitution[b])
-            row[50] = np.sqrt(friction[a] * friction[b])
+            row[MU] = np.sqrt(friction[a] * friction[b])
         for k in range(3):
-            o = 16 * k + 15
+            o = BLOCK * k + MASS
             row[o] = 1.0 / row[o] if row[o] > 0.0 else 0.0   # both immovable: nothing to solve
-        vn = _row_vel(row, 0, a, b, vel, angvel)
-        vnp = _row_vel(row, 0, a, b, vel0, angvel0)
+        vn = _row_vel(row, NORMAL, a, b, vel, angvel)
+        vnp = _row_vel(row, NORMAL, a, b, vel0, angvel0)
         acc = (vn - vnp) / dt
         vn0[c] = vn
         d = cd[c]
-        row[49] = -1.0
+        row[TOI] = -1.0
         if d > 0.0:
             # first root of d + vnp tau + acc tau^2 / 2 = 0 (stable form 2 d / (-vnp + sqrt(D)))
             tau = -1.0
@@ -512,22 +573,22 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                     tau = 2.0 * d / den
             vi = vnp + acc * tau
             if 0.0 <= tau <= dt and vi < -bounce_speed:
-                row[49] = tau
-                row[48] = -e * vi + acc * (dt - tau)
+                row[TOI] = tau
+                row[TARGET] = -e * vi + acc * (dt - tau)
             elif 0.0 <= tau <= dt:
                 # a slow landing: rigid.drift moves the body by dt (v_n,pre + v_n) / 2, which for
                 # v_n = -2 d / dt - v_n,pre puts it on the surface (|v_n| <= |v_n,pre|: no energy)
-                row[48] = -2.0 * d / dt - vnp
+                row[TARGET] = -2.0 * d / dt - vnp
             else:
-                row[48] = -d / dt          # speculative: may close the gap, never cross it
+                row[TARGET] = -d / dt          # speculative: may close the gap, never cross it
         elif vnp < -bounce_speed:
-            row[49] = 0.0                  # already touching and approaching: bounce at the start
-            row[48] = -e * vnp + acc * dt
+            row[TOI] = 0.0                  # already touching and approaching: bounce at the start
+            row[TARGET] = -e * vnp + acc * dt
         else:
-            row[48] = 0.0
-        row[51] = min(beta * (-d - slop) / dt, max_push) if d < -slop else 0.0
+            row[TARGET] = 0.0
+        row[PUSH_TARGET] = min(beta * (-d - slop) / dt, max_push) if d < -slop else 0.0
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
-    if npk > 0 and warm > 0.0:
+    if npk > 0 and warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts
         # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
         hint = 0
@@ -541,12 +602,15 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 hint = j + 1
                 a, b = ca[c], cb[c]
                 row = S[c]
-                jn[c] = warm * prev_j[j, 0]; jt1[c] = warm * prev_j[j, 1]; jt2[c] = warm * prev_j[j, 2]
-                _row_push(row, 0, jn[c], a, b, vel, angvel, inv_mass)
-                _row_push(row, 16, jt1[c], a, b, vel, angvel, inv_mass)
-                _row_push(row, 32, jt2[c], a, b, vel, angvel, inv_mass)
-    iterations = sweeps[0]
-    for sweep in range(max(sweeps[1], iterations)):
+                jn[c] = warm_scale * prev_j[j, 0]
+                jt1[c] = warm_scale * prev_j[j, 1]
+                jt2[c] = warm_scale * prev_j[j, 2]
+                _row_push(row, NORMAL, jn[c], a, b, vel, angvel, inv_mass)
+                _row_push(row, TANGENT1, jt1[c], a, b, vel, angvel, inv_mass)
+                _row_push(row, TANGENT2, jt2[c], a, b, vel, angvel, inv_mass)
+    iterations = settings.iterations
+    settled = settings.settled
+    for sweep in range(max(settings.max_iterations, iterations)):
         change = 0.0
         scale = 0.0
         for c in range(nc):
@@ -565,10 +629,12 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
             # normal: the same operations, in the same order, as _row_vel / _row_push, written out on
             # locals for the three directions (inline helpers returning the twelve velocities measured
             # 15% slower in the bodies bench)
-            vn = (row[0] * va0 + row[1] * va1 + row[2] * va2 + row[3] * wa0 + row[4] * wa1 + row[5] * wa2)
+            vn = (row[NORMAL + DIR] * va0 + row[NORMAL + DIR + 1] * va1 + row[NORMAL + DIR + 2] * va2
+                 + row[NORMAL + ARM_A] * wa0 + row[NORMAL + ARM_A + 1] * wa1 + row[NORMAL + ARM_A + 2] * wa2)
             if pair:
-                vn -= (row[0] * vb0 + row[1] * vb1 + row[2] * vb2 + row[6] * wb0 + row[7] * wb1 + row[8] * wb2)
-            new = jn[c] + row[15] * (row[48] - vn)
+                vn -= (row[NORMAL + DIR] * vb0 + row[NORMAL + DIR + 1] * vb1 + row[NORMAL + DIR + 2] * vb2
+                      + row[NORMAL + ARM_B] * wb0 + row[NORMAL + ARM_B + 1] * wb1 + row[NORMAL + ARM_B + 2] * wb2)
+            new = jn[c] + row[NORMAL + MASS] * (row[TARGET] - vn)
             if new < 0.0:
                 new = 0.0
             dj = new - jn[c]
@@ -577,48 +643,57 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
             scale = max(scale, new)
             if dj != 0.0:
                 m = ima * dj
-                va0 += m * row[0]; wa0 += dj * row[9]
-                va1 += m * row[1]; wa1 += dj * row[10]
-                va2 += m * row[2]; wa2 += dj * row[11]
+                va0 += m * row[NORMAL + DIR]; wa0 += dj * row[NORMAL + TURN_A]
+                va1 += m * row[NORMAL + DIR + 1]; wa1 += dj * row[NORMAL + TURN_A + 1]
+                va2 += m * row[NORMAL + DIR + 2]; wa2 += dj * row[NORMAL + TURN_A + 2]
                 if pair:
                     m = imb * dj
-                    vb0 -= m * row[0]; wb0 -= dj * row[12]
-                    vb1 -= m * row[1]; wb1 -= dj * row[13]
-                    vb2 -= m * row[2]; wb2 -= dj * row[14]
-            lim = row[50] * new
-            v1 = (row[16] * va0 + row[17] * va1 + row[18] * va2 + row[19] * wa0 + row[20] * wa1 + row[21] * wa2)
-            v2 = (row[32] * va0 + row[33] * va1 + row[34] * va2 + row[35] * wa0 + row[36] * wa1 + row[37] * wa2)
-            if pair:
-                v1 -= (row[16] * vb0 + row[17] * vb1 + row[18] * vb2 + row[22] * wb0 + row[23] * wb1 + row[24] * wb2)
-                v2 -= (row[32] * vb0 + row[33] * vb1 + row[34] * vb2 + row[38] * wb0 + row[39] * wb1 + row[40] * wb2)
-            n1 = jt1[c] - row[31] * v1
-            n2 = jt2[c] - row[47] * v2
-            mag2 = n1 * n1 + n2 * n2
-            if mag2 > lim * lim:
-                s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
-                n1 *= s; n2 *= s
-            d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
-            jt1[c] = n1; jt2[c] = n2
-            if d1 != 0.0:
-                m = ima * d1
-                va0 += m * row[16]; wa0 += d1 * row[25]
-                va1 += m * row[17]; wa1 += d1 * row[26]
-                va2 += m * row[18]; wa2 += d1 * row[27]
+                    vb0 -= m * row[NORMAL + DIR]; wb0 -= dj * row[NORMAL + TURN_B]
+                    vb1 -= m * row[NORMAL + DIR + 1]; wb1 -= dj * row[NORMAL + TURN_B + 1]
+                    vb2 -= m * row[NORMAL + DIR + 2]; wb2 -= dj * row[NORMAL + TURN_B + 2]
+            lim = row[MU] * new
+            # friction: with no limit (not pushing) and no impulse yet there is none to change (the
+            # clamp would return zeros): skipped, bitwise the same velocities
+            if lim > 0.0 or jt1[c] != 0.0 or jt2[c] != 0.0:
+                v1 = (row[TANGENT1 + DIR] * va0 + row[TANGENT1 + DIR + 1] * va1 + row[TANGENT1 + DIR + 2] * va2
+                     + row[TANGENT1 + ARM_A] * wa0 + row[TANGENT1 + ARM_A + 1] * wa1 + row[TANGENT1 + ARM_A + 2] * wa2)
+                v2 = (row[TANGENT2 + DIR] * va0 + row[TANGENT2 + DIR + 1] * va1 + row[TANGENT2 + DIR + 2] * va2
+                     + row[TANGENT2 + ARM_A] * wa0 + row[TANGENT2 + ARM_A + 1] * wa1 + row[TANGENT2 + ARM_A + 2] * wa2)
                 if pair:
-                    m = imb * d1
-                    vb0 -= m * row[16]; wb0 -= d1 * row[28]
-                    vb1 -= m * row[17]; wb1 -= d1 * row[29]
-                    vb2 -= m * row[18]; wb2 -= d1 * row[30]
-            if d2 != 0.0:
-                m = ima * d2
-                va0 += m * row[32]; wa0 += d2 * row[41]
-                va1 += m * row[33]; wa1 += d2 * row[42]
-                va2 += m * row[34]; wa2 += d2 * row[43]
-                if pair:
-                    m = imb * d2
-                    vb0 -= m * row[32]; wb0 -= d2 * row[44]
-                    vb1 -= m * row[33]; wb1 -= d2 * row[45]
-                    vb2 -= m * row[34]; wb2 -= d2 * row[46]
+                    v1 -= (row[TANGENT1 + DIR] * vb0 + row[TANGENT1 + DIR + 1] * vb1 + row[TANGENT1 + DIR + 2] * vb2
+                          + row[TANGENT1 + ARM_B] * wb0 + row[TANGENT1 + ARM_B + 1] * wb1
+                          + row[TANGENT1 + ARM_B + 2] * wb2)
+                    v2 -= (row[TANGENT2 + DIR] * vb0 + row[TANGENT2 + DIR + 1] * vb1 + row[TANGENT2 + DIR + 2] * vb2
+                          + row[TANGENT2 + ARM_B] * wb0 + row[TANGENT2 + ARM_B + 1] * wb1
+                          + row[TANGENT2 + ARM_B + 2] * wb2)
+                n1 = jt1[c] - row[TANGENT1 + MASS] * v1
+                n2 = jt2[c] - row[TANGENT2 + MASS] * v2
+                mag2 = n1 * n1 + n2 * n2
+                if mag2 > lim * lim:
+                    s = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
+                    n1 *= s; n2 *= s
+                d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
+                jt1[c] = n1; jt2[c] = n2
+                if d1 != 0.0:
+                    m = ima * d1
+                    va0 += m * row[TANGENT1 + DIR]; wa0 += d1 * row[TANGENT1 + TURN_A]
+                    va1 += m * row[TANGENT1 + DIR + 1]; wa1 += d1 * row[TANGENT1 + TURN_A + 1]
+                    va2 += m * row[TANGENT1 + DIR + 2]; wa2 += d1 * row[TANGENT1 + TURN_A + 2]
+                    if pair:
+                        m = imb * d1
+                        vb0 -= m * row[TANGENT1 + DIR]; wb0 -= d1 * row[TANGENT1 + TURN_B]
+                        vb1 -= m * row[TANGENT1 + DIR + 1]; wb1 -= d1 * row[TANGENT1 + TURN_B + 1]
+                        vb2 -= m * row[TANGENT1 + DIR + 2]; wb2 -= d1 * row[TANGENT1 + TURN_B + 2]
+                if d2 != 0.0:
+                    m = ima * d2
+                    va0 += m * row[TANGENT2 + DIR]; wa0 += d2 * row[TANGENT2 + TURN_A]
+                    va1 += m * row[TANGENT2 + DIR + 1]; wa1 += d2 * row[TANGENT2 + TURN_A + 1]
+                    va2 += m * row[TANGENT2 + DIR + 2]; wa2 += d2 * row[TANGENT2 + TURN_A + 2]
+                    if pair:
+                        m = imb * d2
+                        vb0 -= m * row[TANGENT2 + DIR]; wb0 -= d2 * row[TANGENT2 + TURN_B]
+                        vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
+                        vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
             vel[a, 0] = va0; vel[a, 1] = va1; vel[a, 2] = va2
             angvel[a, 0] = wa0; angvel[a, 1] = wa1; angvel[a, 2] = wa2
             if pair:
@@ -626,12 +701,12 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                 angvel[b, 0] = wb0; angvel[b, 1] = wb1; angvel[b, 2] = wb2
         if sweep + 1 >= iterations and change <= settled * scale:
             break
-    _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, sweeps[3])
+    _settle_bounces(nc, con, vel, angvel, inv_mass, settings.bounce_iterations)
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
     # held (resting or speculative contact, a force through the step), which outranks a bounce
     for c in range(nc):
         if jn[c] > 0.0:
-            tau = S[c, 49]
+            tau = S[c, TOI]
             for i in (ca[c], cb[c]):
                 if i >= 0:
                     if tau < 0.0:
@@ -641,31 +716,38 @@ def solve_rows(nc, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel0, angvel0, inv_
                     elif toi[i] >= 0.0:
                         toi[i] = min(toi[i], tau)
     # split impulses: the pseudo-velocities that remove penetration (never added to vel, angvel)
+    # only penetrating contacts (target > 0) take part: listed once, swept in their original order
+    pen = np.empty(nc, np.int64)
+    npen = 0
     for c in range(nc):
-        S[c, 50] = 0.0                     # friction is done with: slot 50 accumulates the push impulse
-    for _ in range(sweeps[2]):
-        for c in range(nc):
+        S[c, MU] = 0.0                     # friction is done with: slot 50 accumulates the push impulse
+        if S[c, PUSH_TARGET] > 0.0:
+            pen[npen] = c
+            npen += 1
+    for _ in range(settings.push_iterations):
+        for t in range(npen):
+            c = pen[t]
             row = S[c]
-            if row[51] > 0.0:
-                a, b = ca[c], cb[c]
-                vp = _row_vel(row, 0, a, b, push_v, push_w)
-                new = max(row[50] + row[15] * (row[51] - vp), 0.0)
-                dj = new - row[50]
-                row[50] = new
-                if dj != 0.0:
-                    _row_push(row, 0, dj, a, b, push_v, push_w, inv_mass)
+            a, b = ca[c], cb[c]
+            vp = _row_vel(row, NORMAL, a, b, push_v, push_w)
+            new = max(row[MU] + row[NORMAL + MASS] * (row[PUSH_TARGET] - vp), 0.0)
+            dj = new - row[MU]
+            row[MU] = new
+            if dj != 0.0:
+                _row_push(row, NORMAL, dj, a, b, push_v, push_w, inv_mass)
 
 
 @njit(cache=True)
-def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
-    """Sweep on over the contacts that bounce this substep (S[c, 49] >= 0, usually a handful) until
-    their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most` sweeps.
-    Sequential impulses converge slowly where a face lands flat (four corners, three degrees of
-    freedom): stopped early they leave the body spinning, and its rebound uneven."""
+def _settle_bounces(nc, con, vel, angvel, inv_mass, most):
+    """Sweep on over the contacts that bounce this substep (rows[c, TOI] >= 0, usually a handful)
+    until their impulses settle (a sweep changes none by more than 1e-9 of the largest), `most`
+    sweeps. Sequential impulses converge slowly where a face lands flat (four corners, three
+    degrees of freedom): stopped early they leave the body spinning, and its rebound uneven."""
+    ca, cb, S, jn, jt1, jt2 = con.body_a, con.body_b, con.rows, con.jn, con.jt[:, 0], con.jt[:, 1]
     bl = np.empty(nc, np.int64)
     nb = 0
     for c in range(nc):
-        if S[c, 49] >= 0.0 and jn[c] > 0.0:
+        if S[c, TOI] >= 0.0 and jn[c] > 0.0:
             bl[nb] = c
             nb += 1
     if nb < 2:
@@ -677,24 +759,24 @@ def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
             c = bl[t]
             a, b = ca[c], cb[c]
             row = S[c]
-            vn = _row_vel(row, 0, a, b, vel, angvel)
-            new = max(jn[c] + row[15] * (row[48] - vn), 0.0)
+            vn = _row_vel(row, NORMAL, a, b, vel, angvel)
+            new = max(jn[c] + row[NORMAL + MASS] * (row[TARGET] - vn), 0.0)
             dj = new - jn[c]
             jn[c] = new
-            _row_push(row, 0, dj, a, b, vel, angvel, inv_mass)
+            _row_push(row, NORMAL, dj, a, b, vel, angvel, inv_mass)
             change = max(change, abs(dj))
             scale = max(scale, new)
-            lim = row[50] * new
-            n1 = jt1[c] - row[31] * _row_vel(row, 16, a, b, vel, angvel)
-            n2 = jt2[c] - row[47] * _row_vel(row, 32, a, b, vel, angvel)
+            lim = row[MU] * new
+            n1 = jt1[c] - row[TANGENT1 + MASS] * _row_vel(row, TANGENT1, a, b, vel, angvel)
+            n2 = jt2[c] - row[TANGENT2 + MASS] * _row_vel(row, TANGENT2, a, b, vel, angvel)
             mag2 = n1 * n1 + n2 * n2
             if mag2 > lim * lim:
                 f = lim / np.sqrt(mag2) if mag2 > 0.0 else 0.0
                 n1 *= f; n2 *= f
             d1 = n1 - jt1[c]; d2 = n2 - jt2[c]
             jt1[c] = n1; jt2[c] = n2
-            _row_push(row, 16, d1, a, b, vel, angvel, inv_mass)
-            _row_push(row, 32, d2, a, b, vel, angvel, inv_mass)
+            _row_push(row, TANGENT1, d1, a, b, vel, angvel, inv_mass)
+            _row_push(row, TANGENT2, d2, a, b, vel, angvel, inv_mass)
             change = max(change, abs(d1), abs(d2))
         if change <= 1e-9 * scale:
             break
@@ -702,34 +784,37 @@ def _settle_bounces(nc, ca, cb, S, vel, angvel, inv_mass, jn, jt1, jt2, most):
 
 @njit(cache=True, inline="always")
 def _row_vel(row, o, a, b, vel, angvel):
-    """Relative velocity along the direction at row[o:o + 16]: J . (v_a, w_a, v_b, w_b)."""
-    v = (row[o] * vel[a, 0] + row[o + 1] * vel[a, 1] + row[o + 2] * vel[a, 2]
-         + row[o + 3] * angvel[a, 0] + row[o + 4] * angvel[a, 1] + row[o + 5] * angvel[a, 2])
+    """Relative velocity along the direction of block o of a row: J . (v_a, w_a, v_b, w_b)."""
+    v = (row[o + DIR] * vel[a, 0] + row[o + DIR + 1] * vel[a, 1] + row[o + DIR + 2] * vel[a, 2]
+         + row[o + ARM_A] * angvel[a, 0] + row[o + ARM_A + 1] * angvel[a, 1] + row[o + ARM_A + 2] * angvel[a, 2])
     if b >= 0:
-        v -= (row[o] * vel[b, 0] + row[o + 1] * vel[b, 1] + row[o + 2] * vel[b, 2]
-              + row[o + 6] * angvel[b, 0] + row[o + 7] * angvel[b, 1] + row[o + 8] * angvel[b, 2])
+        v -= (row[o + DIR] * vel[b, 0] + row[o + DIR + 1] * vel[b, 1] + row[o + DIR + 2] * vel[b, 2]
+              + row[o + ARM_B] * angvel[b, 0] + row[o + ARM_B + 1] * angvel[b, 1] + row[o + ARM_B + 2] * angvel[b, 2])
     return v
 
 
 @njit(cache=True, inline="always")
 def _row_push(row, o, lam, a, b, vel, angvel, inv_mass):
-    """Apply impulse lam along the direction at row[o:o + 16]: +to a, -to b."""
+    """Apply impulse lam along the direction of block o of a row: +to a, -to b."""
     ma = inv_mass[a] * lam
     for i in range(3):
-        vel[a, i] += ma * row[o + i]
-        angvel[a, i] += lam * row[o + 9 + i]
+        vel[a, i] += ma * row[o + DIR + i]
+        angvel[a, i] += lam * row[o + TURN_A + i]
     if b >= 0:
         mb = inv_mass[b] * lam
         for i in range(3):
-            vel[b, i] -= mb * row[o + i]
-            angvel[b, i] -= lam * row[o + 12 + i]
+            vel[b, i] -= mb * row[o + DIR + i]
+            angvel[b, i] -= lam * row[o + TURN_B + i]
 
 
 @njit(cache=True)
-def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out_p, out_n):
+def impacts(nc, con, min_speed, out):
     """Sum the normal impulse of each (a, b) run of contacts that were approaching faster than
-    min_speed (collisions, not resting contact); impulse-weighted point and normal. Returns the
-    number of runs written."""
+    min_speed (collisions, not resting contact) into out (Impacts), with impulse-weighted sums of
+    point and normal. Returns the number of runs written."""
+    ca, cb, cp, cn, cd, jn, vn0 = con.body_a, con.body_b, con.point, con.normal, con.separation, con.jn, \
+        con.approach
+    out_a, out_b, out_j, out_p, out_n = out.body_a, out.body_b, out.impulse, out.point, out.normal
     m = 0
     c = 0
     while c < nc:
@@ -756,18 +841,21 @@ def impacts(nc, ca, cb, cp, cn, cd, jn, vn0, min_speed, out_a, out_b, out_j, out
 
 
 @njit(cache=True)
-def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band, margin, fast):
+def reduce_runs(nc, con, margin, settings):
     """Thin each run of contacts (the same a, b and feature kind: the floor, one wall, a pair's
-    manifolds, a pair's points) to at most keep_static (b = -1) or keep_pair contacts,
-    compacting the arrays in place; returns the new count.
+    manifolds, a pair's points) to at most settings.keep_static (b = -1) or settings.keep_pair
+    contacts, compacting con in place; returns the new count.
 
-    A body whose speculative margin exceeds `fast` (m) keeps all its contacts with the pool: its
-    points far from the deepest may still reach the wall this step.
+    A body whose speculative margin (margin, m) exceeds settings.fast_margin keeps all its
+    contacts with the pool: its points far from the deepest may still reach the wall this step.
 
-    Kept: (nearly) the deepest contact, then greedily, among contacts within `band` (m) of the
-    deepest, the one farthest (in position, and in normal scaled by 5 cm) from those kept, so the
-    support polygon and every touching face survive.
+    Kept: (nearly) the deepest contact, then greedily, among contacts within settings.keep_band
+    (m) of the deepest, the one farthest (in position, and in normal scaled by 5 cm) from those
+    kept, so the support polygon and every touching face survive.
     """
+    ca, cb, cp, cn, cd, ck = con.body_a, con.body_b, con.point, con.normal, con.separation, con.key
+    keep_static, keep_pair, band, fast = settings.keep_static, settings.keep_pair, settings.keep_band, \
+        settings.fast_margin
     out = 0
     c = 0
     chosen = np.empty(64, np.int64)
@@ -784,7 +872,7 @@ def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band, margin
             keep = m          # a fast body against the pool: every speculative contact counts
         if m <= keep:
             for s in range(c, e):
-                _move(s, out, ca, cb, cp, cn, cd, ck)
+                _move(s, out, con)
                 out += 1
         else:
             if dist.shape[0] < m:
@@ -819,7 +907,7 @@ def reduce_runs(nc, ca, cb, cp, cn, cd, ck, keep_static, keep_pair, band, margin
                         dist[s - c] = dd
             srt = np.sort(chosen[:keep])     # keep the original order: deterministic and cache-friendly
             for k in range(keep):
-                _move(srt[k], out, ca, cb, cp, cn, cd, ck)
+                _move(srt[k], out, con)
                 out += 1
         c = e
     return out
@@ -834,27 +922,29 @@ def _feature_dist2(s, t, cp, cn):
 
 
 @njit(cache=True)
-def _move(src, dst, ca, cb, cp, cn, cd, ck):
+def _move(src, dst, con):
+    """Copy contact src of con over contact dst (the detected fields)."""
     if src != dst:
-        ca[dst] = ca[src]; cb[dst] = cb[src]; cd[dst] = cd[src]; ck[dst] = ck[src]
+        con.body_a[dst] = con.body_a[src]; con.body_b[dst] = con.body_b[src]
+        con.separation[dst] = con.separation[src]; con.key[dst] = con.key[src]
         for i in range(3):
-            cp[dst, i] = cp[src, i]; cn[dst, i] = cn[src, i]
+            con.point[dst, i] = con.point[src, i]; con.normal[dst, i] = con.normal[src, i]
 
 
 @njit(cache=True)
-def begin_substep(n, alive, timer, sleep_after, awake, quat, inv_inertia, rot, inv_iw, vel, angvel, force, torque,
-                  inv_mass, inertia, gravity, dt, vel0, angvel0, inv_mass_eff, radius, slop, margin, vel_pre, toi,
-                  push_v, push_w):
-    """One call for the start of a substep (IntegrateBodies): awake = alive and timer < sleep_after,
+def begin_substep(n, bodies, motion, settings, dt):
+    """One call for the start of a substep (IntegrateBodies): awake = alive and not asleep,
     rigid.rotations, rigid.kick, rigid.freeze_sleepers, margins, then vel_pre = vel, toi = -1 and
     the split-impulse pseudo-velocities zero (contact detection changes none of them)."""
+    alive, timer, vel, angvel = bodies.alive, bodies.sleep, bodies.vel, bodies.angvel
+    awake = motion.awake
     for i in range(n):
-        awake[i] = alive[i] and timer[i] < sleep_after
-    rigid.rotations(n, alive, quat, inv_inertia, rot, inv_iw)
-    rigid.kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
-               vel0, angvel0, rot, inv_iw)
-    rigid.freeze_sleepers(n, alive, awake, inv_mass, inv_mass_eff, inv_iw)
-    margins(n, alive, vel, angvel, radius, dt, slop, margin)
+        awake[i] = alive[i] and timer[i] < settings.sleep_after
+    rigid.rotations(n, bodies, motion)
+    rigid.kick(n, bodies, motion, settings.gravity, dt)
+    rigid.freeze_sleepers(n, bodies, motion)
+    margins(n, bodies, motion, dt, settings.slop)
+    vel0, angvel0, vel_pre, push_v, push_w = motion.vel0, motion.angvel0, motion.vel_pre, motion.push_v, motion.push_w
     for i in range(n):
         for c in range(3):
             vel_pre[i, c] = vel[i, c]
@@ -863,38 +953,36 @@ def begin_substep(n, alive, timer, sleep_after, awake, quat, inv_inertia, rot, i
             if not awake[i]:       # not kicked: its velocity before the step is its velocity now
                 vel0[i, c] = vel[i, c]
                 angvel0[i, c] = angvel[i, c]
-        toi[i] = -1.0
+        motion.toi[i] = -1.0
     return 0
 
 
 @njit(cache=True)
-def remember(nc, ck, jn, jt, keys_out, j_out):
+def remember(nc, con, keys_out, j_out):
     """The substep's impulses by contact key for the next warm start: keys_out[:nc] = the keys
     sorted (stable), j_out[:nc] = (jn, jt1, jt2) in that order."""
-    order = np.argsort(ck[:nc], kind="mergesort")
+    order = np.argsort(con.key[:nc], kind="mergesort")
     for r in range(nc):
         c = order[r]
-        keys_out[r] = ck[c]
-        j_out[r, 0] = jn[c]
-        j_out[r, 1] = jt[c, 0]
-        j_out[r, 2] = jt[c, 1]
+        keys_out[r] = con.key[c]
+        j_out[r, 0] = con.jn[c]
+        j_out[r, 1] = con.jt[c, 0]
+        j_out[r, 2] = con.jt[c, 1]
     return nc
 
 
 @njit(cache=True)
-def end_substep(n, nc, ca, cb, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt,
-                touching, alive, radius, inv_mass, friction, force, gravity, timer, sleep_speed, sleep_after,
-                push_v, push_w, size_x, size_z):
+def end_substep(n, nc, con, bodies, motion, settings, ground, dt):
     """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_in_pool, the
-    bodies touching something in this substep's contacts, rigid.update_sleep. Returns the number
-    asleep."""
-    rigid.drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt, push_v, push_w)
-    rigid.keep_in_pool(n, awake, pos, vel, size_x, size_z)
+    bodies touching something in this substep's contacts (motion.touching), rigid.update_sleep.
+    Returns the number asleep."""
+    rigid.drift(n, bodies, motion, dt)
+    rigid.keep_in_pool(n, bodies, motion, ground.size_x, ground.size_z)
+    touching = motion.touching
     for i in range(n):
         touching[i] = False
     for c in range(nc):
-        touching[ca[c]] = True
-        if cb[c] >= 0:
-            touching[cb[c]] = True
-    return rigid.update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touching, gravity, timer,
-                              dt, sleep_speed, sleep_after)
+        touching[con.body_a[c]] = True
+        if con.body_b[c] >= 0:
+            touching[con.body_b[c]] = True
+    return rigid.update_sleep(n, bodies, motion, settings.gravity, dt, settings.sleep_speed, settings.sleep_after)

@@ -1,7 +1,8 @@
 """Narrow phase between convex primitives: contact manifolds (serial numba, bitwise repeatable).
 
-Shapes, in world frame (m): an oriented BOX (centre c, unit axes A[0..2] as rows, half extents h)
-and a CAPSULE (segment p0-p1, radius r; a sphere when p0 = p1). Every routine writes contacts with
+Shapes, in world frame (m): an oriented Box (centre c, unit axes A[0..2] as rows, half extents h)
+and a Capsule (segment end0-end1, radius r; a sphere when the ends meet). Every routine writes into
+a Manifold (manifold_buffer()) contacts with
 
     point p (midway between the two surfaces), separation d (< 0: penetration),
     normal n from shape B to shape A (unit; pushing A along n separates them),
@@ -34,8 +35,29 @@ contacts.py (or clear engine/kernels/__pycache__).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
+
+# The shapes and the output, as named structures (numba NamedTuples; see engine/kernels/records.py)
+Box = namedtuple("Box", ["centre", "axes", "half"])          # (3,), (3, 3) unit axes as rows, (3,) m
+Capsule = namedtuple("Capsule", ["end0", "end1", "radius"])  # (3,), (3,) segment ends, radius m (float)
+Manifold = namedtuple("Manifold", [
+    "point",        # (8, 3) contact points, midway between the surfaces, m
+    "normal",       # (8, 3) unit normals from shape B to shape A
+    "separation",   # (8,) signed gaps, m (< 0: penetration)
+    "feature",      # (8,) int64 feature ids (the warm-start key's stable part)
+    "work",         # (22, 3) scratch: clipping polygons
+    "work_ids",     # (32,) int64 scratch: their feature ids
+])
+MAX_CONTACTS = 8
+
+
+def manifold_buffer() -> Manifold:
+    """Room for one manifold of up to MAX_CONTACTS contacts, with its scratch."""
+    return Manifold(np.zeros((MAX_CONTACTS, 3)), np.zeros((MAX_CONTACTS, 3)), np.zeros(MAX_CONTACTS),
+                    np.zeros(MAX_CONTACTS, np.int64), np.zeros((22, 3)), np.zeros(32, np.int64))
 
 FACE_REL_TOL = 0.05     # an axis replaces the preferred one only if s > s_best + FACE_ABS_TOL + 0.05 |s_best|
 FACE_ABS_TOL = 0.0005   # m (preferred: a face of A over a face of B over an edge pair)
@@ -51,10 +73,12 @@ def _dot(a, b):
 
 
 @njit(cache=True)
-def box_box(ca, A, ha, cb, B, hb, margin, out_p, out_n, out_d, out_f, W, Wi):
-    """Contact manifold of boxes (ca, A, ha) and (cb, B, hb); up to 8 contacts, normal from B to A.
-    out_p (8, 3), out_n (3,), out_d (8,), out_f (8,) int64. W (22, 3) and Wi (32,) int64: scratch
-    (no allocation per pair). Returns the count."""
+def box_box(box_a, box_b, margin, out):
+    """Contact manifold of two Boxes into out (Manifold): up to 8 contacts, normals from B to A (one
+    normal for all). Returns the count (0 when farther apart than margin)."""
+    ca, A, ha = box_a.centre, box_a.axes, box_a.half
+    cb, B, hb = box_b.centre, box_b.axes, box_b.half
+    out_p, out_n, out_d, out_f, W, Wi = out.point, out.normal, out.separation, out.feature, out.work, out.work_ids
     T0 = cb[0] - ca[0]; T1 = cb[1] - ca[1]; T2 = cb[2] - ca[2]
     # AB[i, j] = A_i . B_j
     AB = W[0:3]
@@ -140,7 +164,7 @@ def _edge_contact(ca, A, ha, cb, B, hb, i, j, sep, T0, T1, T2, out_p, out_n, out
     out_p[0, 0] = 0.5 * (pa0 + s * A[i, 0] + pb0 + t * B[j, 0])
     out_p[0, 1] = 0.5 * (pa1 + s * A[i, 1] + pb1 + t * B[j, 1])
     out_p[0, 2] = 0.5 * (pa2 + s * A[i, 2] + pb2 + t * B[j, 2])
-    out_n[0] = -L0; out_n[1] = -L1; out_n[2] = -L2
+    out_n[0, 0] = -L0; out_n[0, 1] = -L1; out_n[0, 2] = -L2
     out_d[0] = sep
     out_f[0] = EDGE_IDS + 3 * i + j
     return 1
@@ -225,14 +249,16 @@ def _face_contact(cr, R, hr, ci, I, hi, k, T0, T1, T2, side, margin, nsign, out_
             out_d[count] = d
             out_f[count] = base + pid[v]
             count += 1
-    out_n[0] = nsign * nf0; out_n[1] = nsign * nf1; out_n[2] = nsign * nf2
+    for v in range(count):
+        out_n[v, 0] = nsign * nf0; out_n[v, 1] = nsign * nf1; out_n[v, 2] = nsign * nf2
     return count
 
 
 @njit(cache=True)
-def sphere_box(c0, c1, c2, r, cb, B, hb):
-    """Separation of a sphere (centre, radius r) from box (cb, B, hb), the normal from the box to the
-    sphere and the contact point (midway between the surfaces)."""
+def sphere_box(c0, c1, c2, r, box):
+    """Separation of a sphere (centre, radius r) from a Box, the normal from the box to the sphere
+    and the contact point (midway between the surfaces)."""
+    cb, B, hb = box.centre, box.axes, box.half
     q0 = c0 - cb[0]; q1 = c1 - cb[1]; q2 = c2 - cb[2]
     u0 = q0 * B[0, 0] + q1 * B[0, 1] + q2 * B[0, 2]
     u1 = q0 * B[1, 0] + q1 * B[1, 1] + q2 * B[1, 2]
@@ -261,12 +287,25 @@ def sphere_box(c0, c1, c2, r, cb, B, hb):
 
 
 @njit(cache=True)
-def capsule_box(p0, p1, r, cb, B, hb, margin, flip, out_p, out_n, out_d, out_f):
-    """Capsule (p0-p1, r) against box (cb, B, hb): spheres at the ends and at the segment point
+def capsule_box(capsule, box, margin, flip, out):
+    """Capsule against Box into out (Manifold): spheres at the ends and at the segment point
     nearest the box. Normals from the box to the capsule (flip = -1: from the capsule to the box).
-    out_n here is (3, 3): one normal per contact. Returns the count (<= 3)."""
+    Returns the count (<= 3)."""
+    p0, p1, r = capsule.end0, capsule.end1, capsule.radius
+    cb, B, hb = box.centre, box.axes, box.half
+    out_p, out_n, out_d, out_f = out.point, out.normal, out.separation, out.feature
     e0 = p1[0] - p0[0]; e1 = p1[1] - p0[1]; e2 = p1[2] - p0[2]
     ee = e0 * e0 + e1 * e1 + e2 * e2
+    # bounding test first: every point of the box lies within |hb| of its centre, so when the
+    # segment is farther than |hb| + r + margin from that centre no sphere below can come closer
+    # than the margin
+    t = 0.0
+    if ee > 1e-18:
+        t = min(max(((cb[0] - p0[0]) * e0 + (cb[1] - p0[1]) * e1 + (cb[2] - p0[2]) * e2) / ee, 0.0), 1.0)
+    g0 = p0[0] + t * e0 - cb[0]; g1 = p0[1] + t * e1 - cb[1]; g2 = p0[2] + t * e2 - cb[2]
+    reach = np.sqrt(hb[0] * hb[0] + hb[1] * hb[1] + hb[2] * hb[2]) + r + margin
+    if g0 * g0 + g1 * g1 + g2 * g2 > reach * reach * (1.0 + 1e-9):
+        return 0
     count = 0
     nt = 1
     tm = 0.5
@@ -287,7 +326,7 @@ def capsule_box(p0, p1, r, cb, B, hb, margin, flip, out_p, out_n, out_d, out_f):
             nt = 3
     for s in range(nt):
         t = 0.0 if s == 0 else (1.0 if s == 1 else tm)
-        d, n0, n1, n2, x0, x1, x2 = sphere_box(p0[0] + t * e0, p0[1] + t * e1, p0[2] + t * e2, r, cb, B, hb)
+        d, n0, n1, n2, x0, x1, x2 = sphere_box(p0[0] + t * e0, p0[1] + t * e1, p0[2] + t * e2, r, box)
         if d < margin:
             out_p[count, 0] = x0; out_p[count, 1] = x1; out_p[count, 2] = x2
             out_n[count, 0] = flip * n0; out_n[count, 1] = flip * n1; out_n[count, 2] = flip * n2
@@ -328,9 +367,12 @@ def _sphere_pair(a0, a1, a2, ra, b0, b1, b2, rb, fallback, out_p, out_n, out_d, 
 
 
 @njit(cache=True)
-def capsule_capsule(a0, a1, ra, b0, b1, rb, margin, out_p, out_n, out_d, out_f):
-    """Capsules (a0-a1, ra) and (b0-b1, rb): the closest points of the segments, and when they lie
-    parallel the end points of each against the other. Normals from B to A, out_n (5, 3)."""
+def capsule_capsule(cap_a, cap_b, margin, out):
+    """Capsules A and B into out (Manifold): the closest points of the segments, and when they lie
+    parallel the end points of each against the other (up to 5 contacts). Normals from B to A."""
+    a0, a1, ra = cap_a.end0, cap_a.end1, cap_a.radius
+    b0, b1, rb = cap_b.end0, cap_b.end1, cap_b.radius
+    out_p, out_n, out_d, out_f = out.point, out.normal, out.separation, out.feature
     d1 = np.empty(3); d2 = np.empty(3); r = np.empty(3); up = np.zeros(3)
     up[1] = 1.0
     for c in range(3):

@@ -85,18 +85,18 @@ def quat_to_matrices(quat, out):
         _qmat_into(quat[i], out[i])
 
 
-
-
-
-
 @njit(cache=True)
-def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_inertia, gravity, dt,
-         vel0, angvel0, rot, inv_iw):
-    """Apply gravity, accumulated forces and torques over dt; fill rotations and world inverse inertia.
+def kick(n, bodies, motion, gravity, dt):
+    """Apply gravity, accumulated forces and torques over dt to every awake body (records.Bodies,
+    records.Motion); fill rotations and world inverse inertia.
 
-    v += dt (g + F/m);  L = I_w w + dt T;  w = I_w^-1 L.  Saves the pre-kick velocities in vel0 and
-    angvel0 (for the Verlet position update) and R, I_w^-1 per body for the contact solver.
+    v += dt (g + F/m);  L = I_w w + dt T;  w = I_w^-1 L.  Saves the pre-kick velocities in
+    motion.vel0 and motion.angvel0 (for the Verlet position update) and R, I_w^-1 per body for the
+    contact solver (motion.rot, motion.inv_iw).
     """
+    vel, angvel, quat, force, torque = bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque
+    inv_mass, inertia, inv_inertia = bodies.inv_mass, bodies.inertia, bodies.inv_inertia
+    awake, vel0, angvel0, rot, inv_iw = motion.awake, motion.vel0, motion.angvel0, motion.rot, motion.inv_iw
     t = np.empty((3, 3)); iw = np.empty((3, 3)); L = np.empty(3)
     for i in range(n):
         if not awake[i]:
@@ -119,8 +119,9 @@ def kick(n, awake, vel, angvel, quat, force, torque, inv_mass, inertia, inv_iner
 
 
 @njit(cache=True)
-def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia, toi, dt, push_v, push_w):
-    """Move every body over dt with its new velocities (velocity Verlet, see the module docstring).
+def drift(n, bodies, motion, dt):
+    """Move every awake body over dt with its new velocities (velocity Verlet, see the module
+    docstring). Reads motion.vel0, vel_pre, toi, push_v, push_w; writes bodies.pos, quat, angvel.
 
     With a = (v_pre - v0) / dt the step's acceleration (v0 before the kick, v_pre after it):
     toi[i] < 0, no impulsive bounce (free, or held by contact forces through the step, which the
@@ -131,6 +132,10 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
     pseudo-velocities of bodies with contacts move them, x += dt push_v, q = rot(push_w dt) q, and
     are forgotten (they never enter vel or angvel).
     """
+    pos, vel, quat, angvel = bodies.pos, bodies.vel, bodies.quat, bodies.angvel
+    inertia, inv_inertia = bodies.inertia, bodies.inv_inertia
+    awake, vel0, vel_pre, toi = motion.awake, motion.vel0, motion.vel_pre, motion.toi
+    push_v, push_w = motion.push_v, motion.push_w
     r = np.empty((3, 3)); tmp = np.empty((3, 3)); m = np.empty((3, 3))
     L = np.empty(3); wm = np.empty(3); qm = np.empty(4)
     for i in range(n):
@@ -170,13 +175,14 @@ def drift(n, awake, pos, vel, vel0, vel_pre, quat, angvel, inertia, inv_inertia,
 
 
 @njit(cache=True)
-def keep_in_pool(n, awake, pos, vel, size_x, size_z):
+def keep_in_pool(n, bodies, motion, size_x, size_z):
     """Guard the invariant that every centre of mass stays inside the pool, 0 <= x <= size_x,
     y >= 0 (the floor), 0 <= z <= size_z, whatever the speed: the walls and floor are half-spaces
     that speculative contacts already hold at any speed, this catches what a spinning body's
     linearised contact could miss. A centre put back loses its outward velocity. A centre outside
     a wall that moves inwards is a body thrown in from outside the pool, over the wall: it is left
     to fly in."""
+    awake, pos, vel = motion.awake, bodies.pos, bodies.vel
     for i in range(n):
         if not awake[i]:
             continue
@@ -193,8 +199,9 @@ def keep_in_pool(n, awake, pos, vel, size_x, size_z):
 
 
 @njit(cache=True)
-def max_travel(n, alive, vel, angvel, radius, dt):
+def max_travel(n, bodies, dt):
     """Largest distance any body point can move in dt, (|v| + |w| r) dt, m."""
+    alive, vel, angvel, radius = bodies.alive, bodies.vel, bodies.angvel, bodies.radius
     m = 0.0
     for i in range(n):
         if alive[i]:
@@ -205,8 +212,10 @@ def max_travel(n, alive, vel, angvel, radius, dt):
 
 
 @njit(cache=True)
-def rotations(n, alive, quat, inv_inertia, rot, inv_iw):
-    """R and world inverse inertia R I_b^-1 R^T of every live body (kick fills them for awake ones)."""
+def rotations(n, bodies, motion):
+    """R and world inverse inertia R I_b^-1 R^T of every live body into motion.rot, motion.inv_iw
+    (kick fills them for awake ones)."""
+    alive, quat, inv_inertia, rot, inv_iw = bodies.alive, bodies.quat, bodies.inv_inertia, motion.rot, motion.inv_iw
     t = np.empty((3, 3))
     for i in range(n):
         if alive[i]:
@@ -215,8 +224,7 @@ def rotations(n, alive, quat, inv_inertia, rot, inv_iw):
 
 
 @njit(cache=True)
-def update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touching, gravity, timer, dt,
-                 speed, after):
+def update_sleep(n, bodies, motion, gravity, dt, speed, after):
     """Sleep bookkeeping: a body slower than `speed` (m/s at its rim) that touches something, and
     that the applied force could not tear from its support, for `after` seconds sleeps (timer >=
     after; it wakes above twice that speed): its velocities are zeroed and kick/drift skip it until
@@ -226,7 +234,10 @@ def update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touch
     pushed if a lifts it (a_y dt > speed: it floats) or slides it against Coulomb friction
     (|a_xz| - mu max(-a_y, 0)) dt > speed. So a shard resting under water (buoyancy < weight)
     sleeps, and a floating body, which touches nothing, never does: no freezing in mid-water.
+    The timer is bodies.sleep; motion.touching says which bodies touch something.
     """
+    alive, vel, angvel, radius, inv_mass = bodies.alive, bodies.vel, bodies.angvel, bodies.radius, bodies.inv_mass
+    friction, force, timer, touching = bodies.friction, bodies.force, bodies.sleep, motion.touching
     asleep = 0
     s2 = speed * speed
     for i in range(n):
@@ -252,9 +263,11 @@ def update_sleep(n, alive, vel, angvel, radius, inv_mass, friction, force, touch
 
 
 @njit(cache=True)
-def freeze_sleepers(n, alive, awake, inv_mass, inv_mass_eff, inv_iw):
-    """Sleeping bodies take part in contacts as immovable (zero inverse mass and inertia), so a body
-    resting or sliding on them feels full support and friction."""
+def freeze_sleepers(n, bodies, motion):
+    """Sleeping bodies take part in contacts as immovable (zero motion.inv_mass_eff and
+    motion.inv_iw), so a body resting or sliding on them feels full support and friction."""
+    alive, inv_mass = bodies.alive, bodies.inv_mass
+    awake, inv_mass_eff, inv_iw = motion.awake, motion.inv_mass_eff, motion.inv_iw
     for i in range(n):
         if alive[i] and not awake[i]:
             inv_mass_eff[i] = 0.0
@@ -266,9 +279,11 @@ def freeze_sleepers(n, alive, awake, inv_mass, inv_mass_eff, inv_iw):
 
 
 @njit(cache=True)
-def wake_struck(nc, ca, cb, vn0, jn, awake, timer, speed):
-    """Wake a sleeping body that was struck: one of its contacts took an impulse while approaching
-    faster than `speed` (m/s; a body merely resting on it approaches at about g dt)."""
+def wake_struck(nc, con, motion, timer, speed):
+    """Wake a sleeping body that was struck (zero its sleep timer): one of its contacts (records.
+    Contacts) took an impulse while approaching faster than `speed` (m/s; a body merely resting on
+    it approaches at about g dt)."""
+    ca, cb, vn0, jn, awake = con.body_a, con.body_b, con.approach, con.jn, motion.awake
     for c in range(nc):
         if jn[c] > 0.0 and vn0[c] < -speed:
             for i in (ca[c], cb[c]):

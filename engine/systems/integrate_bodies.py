@@ -9,7 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
-from engine.kernels import contacts, rigid
+from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
 SLOP = 0.002            # m: contact search distance beyond a body's motion this step
@@ -70,15 +70,13 @@ class IntegrateBodies(System):
         self._contact_cap = 1024
         self._pair_cap = 256
         self._alloc_contacts(self._contact_cap)
-        self.pa = np.zeros(self._pair_cap, np.int64)
-        self.pb = np.zeros(self._pair_cap, np.int64)
+        self.pairs = records.Pairs(np.zeros(self._pair_cap, np.int64), np.zeros(self._pair_cap, np.int64))
         self.last_contacts = 0
         self.last_substeps = 0
         self.sleeping = 0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
         self._mem_turn = 0
-        self.sweeps = np.array([ITERATIONS, MAX_ITERATIONS, PUSH_ITERATIONS, BOUNCE_ITERATIONS], np.int64)
 
     @property
     def sleep_after(self) -> float:
@@ -110,23 +108,22 @@ class IntegrateBodies(System):
 
     def _alloc_contacts(self, cap: int) -> None:
         self._contact_cap = cap
-        self.ca = np.zeros(cap, np.int64); self.cb = np.zeros(cap, np.int64); self.ck = np.zeros(cap, np.int64)
-        self.jt = np.zeros((cap, 2))
-        self.cp = np.zeros((cap, 3)); self.cn = np.zeros((cap, 3)); self.cd = np.zeros(cap)
-        self.jn = np.zeros(cap); self.vn0 = np.zeros(cap)
-        self.ia = np.zeros(cap, np.int64); self.ib = np.zeros(cap, np.int64)
-        self.ij = np.zeros(cap); self.ip = np.zeros((cap, 3)); self.inn = np.zeros((cap, 3))
-        self.rows = np.zeros((cap, contacts.ROW))     # the solver's per-contact Jacobian rows
+        self.contacts = records.contact_buffer(cap, contacts.ROW)
+        self.impacts = records.impact_buffer(cap)
 
     def _body_scratch(self, cap: int) -> None:
         if cap > self._cap_bodies:
             self._cap_bodies = cap
-            self.vel0 = np.zeros((cap, 3)); self.angvel0 = np.zeros((cap, 3)); self.vel_pre = np.zeros((cap, 3))
-            self.rot = np.zeros((cap, 3, 3)); self.inv_iw = np.zeros((cap, 3, 3))
-            self.margin = np.zeros(cap); self.toi = np.zeros(cap)
-            self.awake = np.zeros(cap, np.bool_); self.active = np.zeros(cap, np.bool_)
-            self.inv_mass_eff = np.zeros(cap)
-            self.push_v = np.zeros((cap, 3)); self.push_w = np.zeros((cap, 3))
+            self.motion = records.motion_buffer(cap)
+
+    def settings(self, gravity: float) -> records.Settings:
+        """The kernels' constants for this step (sleep_after may have been changed on the system)."""
+        return records.settings(
+            gravity=gravity, slop=SLOP, penetration_slop=PENETRATION_SLOP, beta=BETA, max_push=MAX_PUSH,
+            bounce_speed=BOUNCE_SPEED, iterations=ITERATIONS, max_iterations=MAX_ITERATIONS, settled=SETTLED,
+            push_iterations=PUSH_ITERATIONS, bounce_iterations=BOUNCE_ITERATIONS, keep_static=KEEP_STATIC,
+            keep_pair=KEEP_PAIR, keep_band=KEEP_BAND, fast_margin=FAST_MARGIN, sleep_speed=SLEEP_SPEED,
+            sleep_after=self.sleep_after)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -136,13 +133,15 @@ class IntegrateBodies(System):
             return
         self._body_scratch(st.capacity)
         phys = sim.level.physics
-        water = sim.water
         bed = terrain_bed(sim)          # the ground, under any solid columns (engine/blocking.py)
-        bed_max = float(bed.max())
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        pt_start, pts, ppt_start, ppts, prim_start, prims, pt_rad, with_pts = st.packed()
+        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z)
+        shapes = records.Shapes(*st.packed())
+        bodies = records.bodies_of(st)
+        motion = self.motion
+        settings = self.settings(sim.gravity)
         # substeps from the fastest point this step (after the gravity kick)
-        travel = rigid.max_travel(n, st.alive, st.vel, st.angvel, st.radius, dt) + sim.gravity * dt * dt
+        travel = rigid.max_travel(n, bodies, dt) + sim.gravity * dt * dt
         subs = min(MAX_SUBSTEPS, max(1, math.ceil(travel / MAX_SUBSTEP_TRAVEL)))
         h = dt / subs
         runs: list[tuple[np.ndarray, ...]] = []
@@ -150,37 +149,23 @@ class IntegrateBodies(System):
         self.sleeping = 0
         for _ in range(subs):
             # awake mask, rotations, kick, freezing the sleepers, margins, vel_pre = vel, toi = -1
-            contacts.begin_substep(n, st.alive, st.sleep, float(st.sleep_after), self.awake, st.quat,
-                                   st.inv_inertia, self.rot, self.inv_iw, st.vel, st.angvel, st.force, st.torque,
-                                   st.inv_mass, st.inertia, sim.gravity, h, self.vel0, self.angvel0,
-                                   self.inv_mass_eff, st.radius, SLOP, self.margin, self.vel_pre, self.toi,
-                                   self.push_v, self.push_w)
-            nc = self._detect(n, st, bed, bed_max, water.dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                              prim_start, prims, pt_rad, with_pts)
+            contacts.begin_substep(n, bodies, motion, settings, h)
+            nc = self._detect(n, bodies, motion, shapes, ground, settings)
+            con = self.contacts
             total_contacts += nc
             if nc:
                 prev_h = float(st.contact_dt)
-                warm = WARM_START * h / prev_h if prev_h > 0.0 else 0.0
-                contacts.solve_rows(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, st.pos, st.vel,
-                                    st.angvel, self.vel0, self.angvel0, self.inv_mass_eff, self.inv_iw,
-                                    st.restitution, st.friction, h, self.sweeps, SETTLED, BOUNCE_SPEED, BETA,
-                                    PENETRATION_SLOP,
-                                    MAX_PUSH, st.contact_keys, st.contact_impulses, warm, self.jn, self.jt, self.vn0,
-                                    self.toi, self.push_v, self.push_w, self.rows)
-                rigid.wake_struck(nc, self.ca, self.cb, self.vn0, self.jn, self.awake, st.sleep,
-                                  sim.gravity * h + 2.0 * SLEEP_SPEED)
-                m = contacts.impacts(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.jn, self.vn0, IMPACT_SPEED,
-                                     self.ia, self.ib, self.ij, self.ip, self.inn)
+                warm = records.WarmStart(st.contact_keys, st.contact_impulses,
+                                         WARM_START * h / prev_h if prev_h > 0.0 else 0.0)
+                contacts.solve(nc, con, bodies, motion, settings, warm, h)
+                rigid.wake_struck(nc, con, motion, st.sleep, sim.gravity * h + 2.0 * SLEEP_SPEED)
+                m = contacts.impacts(nc, con, IMPACT_SPEED, self.impacts)
                 if m:
-                    runs.append((self.ia[:m].copy(), self.ib[:m].copy(), self.ij[:m].copy(),
-                                 self.ip[:m].copy(), self.inn[:m].copy()))
+                    runs.append(tuple(field[:m].copy() for field in self.impacts))
             self._remember(nc, h)
             # drift, the bodies touching something, sleep bookkeeping
-            self.sleeping = contacts.end_substep(n, nc, self.ca, self.cb, self.awake, st.pos, st.vel, self.vel0,
-                                                 self.vel_pre, st.quat, st.angvel, st.inertia, st.inv_inertia,
-                                                 self.toi, h, st.touching, st.alive, st.radius, st.inv_mass,
-                                                 st.friction, st.force, sim.gravity, st.sleep, SLEEP_SPEED,
-                                                 float(st.sleep_after), self.push_v, self.push_w, size_x, size_z)
+            self.sleeping = contacts.end_substep(n, nc, con, bodies, motion, settings, ground, h)
+            st.touching[:n] = motion.touching[:n]       # CoupleWater reads it from the body store
         st.force[:n] = 0.0
         st.torque[:n] = 0.0
         self.last_contacts = total_contacts
@@ -197,33 +182,29 @@ class IntegrateBodies(System):
             self._mem_j = [np.zeros((cap, 3)), np.zeros((cap, 3))]
         self._mem_turn ^= 1
         keys, j = self._mem_keys[self._mem_turn], self._mem_j[self._mem_turn]
-        contacts.remember(nc, self.ck, self.jn, self.jt, keys, j)
+        contacts.remember(nc, self.contacts, keys, j)
         st = self.sim.body_store
         st.contact_keys = keys[:nc]
         st.contact_impulses = j[:nc]
         st.contact_dt = np.array(h)
 
-    def _detect(self, n, st, bed, bed_max, dx, size_x, size_z, pt_start, pts, ppt_start, ppts,
-                prim_start, prims, pt_rad, with_pts) -> int:
+    def _detect(self, n: int, bodies: records.Bodies, motion: records.Motion, shapes: records.Shapes,
+                ground: records.Ground, settings: records.Settings) -> int:
+        """Broad phase, contacts with the pool and between bodies, thinned (contacts.reduce_runs);
+        grows the pair and contact buffers until everything fits. Returns the contact count."""
         while True:
-            npairs = contacts.broad_phase(n, st.alive, self.awake, st.pos, st.radius, self.margin, st.group,
-                                          self.pa, self.pb, self.active)
+            npairs = contacts.broad_phase(n, bodies, motion, self.pairs)
             if npairs > self._pair_cap:
                 self._pair_cap = 2 * npairs
-                self.pa = np.zeros(self._pair_cap, np.int64); self.pb = np.zeros(self._pair_cap, np.int64)
+                self.pairs = records.Pairs(np.zeros(self._pair_cap, np.int64), np.zeros(self._pair_cap, np.int64))
                 continue
-            nc = contacts.detect_static(n, self.awake, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                        pt_start, pts, pt_rad, bed, bed_max, dx, size_x, size_z,
-                                        self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, 0)
+            nc = contacts.detect_static(n, bodies, motion, shapes, ground, self.contacts, 0)
             if npairs:
-                nc = contacts.detect_pairs(npairs, self.pa, self.pb, st.pos, self.rot, st.radius, self.margin, st.model_id,
-                                           ppt_start, ppts, prim_start, prims, with_pts,
-                                           self.ca, self.cb, self.cp, self.cn, self.cd, self.ck, nc)
+                nc = contacts.detect_pairs(npairs, self.pairs, bodies, motion, shapes, self.contacts, nc)
             if nc > self._contact_cap:
                 self._alloc_contacts(2 * nc)
                 continue
-            return contacts.reduce_runs(nc, self.ca, self.cb, self.cp, self.cn, self.cd, self.ck,
-                                        KEEP_STATIC, KEEP_PAIR, KEEP_BAND, self.margin, FAST_MARGIN)
+            return contacts.reduce_runs(nc, self.contacts, motion.margin, settings)
 
     def _emit_impacts(self, runs: list[tuple[np.ndarray, ...]], threshold: float) -> None:
         """Sum each pair's collision impulse over the substeps and emit one Impact per pair."""

@@ -15,11 +15,13 @@ def _rot_y(a: float) -> np.ndarray:
 
 
 def _box_box(ca, A, ha, cb, B, hb, margin=0.01):
-    op = np.zeros((8, 3)); on = np.zeros(3); od = np.zeros(8); of = np.zeros(8, np.int64)
-    n = narrow.box_box(np.asarray(ca, float), np.asarray(A, float), np.asarray(ha, float), np.asarray(cb, float),
-                       np.asarray(B, float), np.asarray(hb, float), margin, op, on, od, of,
-                       np.empty((22, 3)), np.empty(32, np.int64))
-    return op[:n], on.copy(), od[:n], of[:n]
+    out = narrow.manifold_buffer()
+    box_a = narrow.Box(np.asarray(ca, float), np.asarray(A, float), np.asarray(ha, float))
+    box_b = narrow.Box(np.asarray(cb, float), np.asarray(B, float), np.asarray(hb, float))
+    n = narrow.box_box(box_a, box_b, margin, out)
+    if n:      # one normal for the whole manifold
+        assert np.array_equal(out.normal[:n], np.repeat(out.normal[:1], n, axis=0))
+    return out.point[:n], out.normal[0].copy(), out.separation[:n], out.feature[:n]
 
 
 @pytest.mark.parametrize("turn", [0.0, 0.3, math.pi / 4])
@@ -76,10 +78,10 @@ def test_sphere_against_a_box_face_and_corner():
     """Face: d = (distance of the centre from the face plane) - r, normal the face's. Corner:
     d = |c - corner| - r, normal along c - corner."""
     B = np.eye(3); cb = np.zeros(3); hb = np.array([0.1, 0.1, 0.1])
-    d, n0, n1, n2, *pt = narrow.sphere_box(0.02, 0.2, -0.03, 0.05, cb, B, hb)
+    d, n0, n1, n2, *pt = narrow.sphere_box(0.02, 0.2, -0.03, 0.05, narrow.Box(cb, B, hb))
     assert d == pytest.approx(0.2 - 0.1 - 0.05, abs=1e-14) and (n0, n1, n2) == pytest.approx((0, 1, 0))
     c = np.array([0.2, 0.25, 0.15])
-    d, n0, n1, n2, *pt = narrow.sphere_box(*c, 0.05, cb, B, hb)
+    d, n0, n1, n2, *pt = narrow.sphere_box(*c, 0.05, narrow.Box(cb, B, hb))
     r = c - hb
     assert d == pytest.approx(np.linalg.norm(r) - 0.05, abs=1e-14)
     assert (n0, n1, n2) == pytest.approx(tuple(r / np.linalg.norm(r)), abs=1e-14)
@@ -87,9 +89,36 @@ def test_sphere_against_a_box_face_and_corner():
 
 def test_crossing_capsules_meet_at_the_distance_of_their_axes():
     """Axes along x at y = 0 and along z at y = 0.15: distance 0.15, d = 0.15 - r_a - r_b."""
-    op = np.zeros((8, 3)); on = np.zeros((8, 3)); od = np.zeros(8); of = np.zeros(8, np.int64)
-    n = narrow.capsule_capsule(np.array([0.0, 0.15, -0.3]), np.array([0.0, 0.15, 0.3]), 0.05,
-                               np.array([-0.3, 0.0, 0.0]), np.array([0.3, 0.0, 0.0]), 0.08, 0.1, op, on, od, of)
+    out = narrow.manifold_buffer()
+    n = narrow.capsule_capsule(narrow.Capsule(np.array([0.0, 0.15, -0.3]), np.array([0.0, 0.15, 0.3]), 0.05),
+                               narrow.Capsule(np.array([-0.3, 0.0, 0.0]), np.array([0.3, 0.0, 0.0]), 0.08), 0.1, out)
+    od, on = out.separation, out.normal
     assert n == 1
     assert od[0] == pytest.approx(0.15 - 0.05 - 0.08, abs=1e-14)
     assert on[0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-14)
+
+
+def test_capsule_box_bounding_test_never_drops_a_touching_pair():
+    """capsule_box's early return is conservative: whenever the segment comes within r + margin of
+    the box (distance of the segment to the box, sampled densely in numpy: 2001 points of the
+    segment, each clamped into the box), the manifold has at least one contact; a pair it rejects
+    is farther than r + margin everywhere."""
+    rng = np.random.default_rng(11)
+    out = narrow.manifold_buffer()
+    s = np.linspace(0.0, 1.0, 2001)[:, None]
+    touching = 0
+    for _ in range(300):
+        B = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        hb = rng.uniform(0.01, 0.1, 3)
+        cb = rng.normal(0, 0.02, 3)
+        p0 = rng.normal(0, 0.15, 3)
+        p1 = p0 + rng.normal(0, 0.1, 3)
+        r, margin = rng.uniform(0.005, 0.04), 0.01
+        seg = p0 + s * (p1 - p0)
+        loc = (seg - cb) @ B.T
+        gap = np.linalg.norm(loc - np.clip(loc, -hb, hb), axis=1).min() - r
+        n = narrow.capsule_box(narrow.Capsule(p0, p1, r), narrow.Box(cb, B, hb), margin, 1.0, out)
+        if gap < margin - 1e-4:
+            touching += 1
+            assert n >= 1
+    assert touching > 30      # the sample holds touching pairs as well as distant ones

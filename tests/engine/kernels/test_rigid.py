@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.kernels import contacts, rigid
+from engine.kernels import contacts, records, rigid
 
 
 def _axis_angle(axis, ang):
@@ -39,18 +39,25 @@ def test_bed_height_is_bilinear_between_cell_centres():
         assert gx == pytest.approx((contacts.bed_height(bed, dx, x + e, z)[0] - contacts.bed_height(bed, dx, x - e, z)[0]) / (2 * e), rel=1e-5)
 
 
+def _settings(iterations):
+    return records.settings(gravity=9.81, slop=0.002, penetration_slop=0.001, beta=0.2, max_push=1.0,
+                            bounce_speed=0.25, iterations=iterations, max_iterations=iterations, settled=1e-3,
+                            push_iterations=iterations, bounce_iterations=0, keep_static=8, keep_pair=6,
+                            keep_band=0.003, fast_margin=0.01, sleep_speed=0.03, sleep_after=0.3)
+
+
 def _one_contact(n_bodies, a, b, point, normal, d, pos, vel, angvel, inv_mass, inv_iw, e=0.5, mu=0.0, iterations=1):
-    ca = np.array([a]); cb = np.array([b])
-    cp = np.array([point], float); cn = np.array([normal], float); cd = np.array([d], float)
-    ck = np.zeros(1, np.int64)
-    jn = np.zeros(1); jt = np.zeros((1, 2)); vn0 = np.zeros(1); toi = -np.ones(n_bodies)
+    con = records.contact_buffer(1, contacts.ROW)
+    con.body_a[0] = a; con.body_b[0] = b
+    con.point[0] = point; con.normal[0] = normal; con.separation[0] = d
+    bodies = records.body_arrays(n_bodies, pos=pos, vel=vel, angvel=angvel, inv_mass=inv_mass,
+                                 restitution=np.full(n_bodies, e), friction=np.full(n_bodies, mu))
     # no kick this step: the velocities before it are the velocities now
-    contacts.solve(1, ca, cb, cp, cn, cd, ck, pos, vel, angvel, vel.copy(), angvel.copy(), inv_mass, inv_iw,
-                   np.full(n_bodies, e), np.full(n_bodies, mu), 1 / 120,
-                   np.array([iterations, iterations, iterations, 0], np.int64), 0.25, 0.2, 0.001, 1.0,
-                   np.zeros(0, np.int64), np.zeros((0, 3)), 0.0, jn, jt, vn0, toi,
-                   np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)))
-    return jn[0], toi
+    motion = records.motion_buffer(n_bodies)._replace(inv_iw=inv_iw, inv_mass_eff=inv_mass, vel0=vel.copy(),
+                                                      angvel0=angvel.copy())
+    motion.toi[:] = -1.0
+    contacts.solve(1, con, bodies, motion, _settings(iterations), records.no_warm_start(), 1 / 120)
+    return con.jn[0], motion.toi
 
 
 def test_single_contact_impulse_is_the_seeds_eq_11_in_3d():
@@ -138,8 +145,10 @@ def test_drift_matches_a_numpy_reference_of_the_midpoint_rotation():
         Rn = rigid.quat_to_matrix(qn)
         ref_q.append(qn); ref_w.append(Rn @ np.linalg.inv(I[i]) @ Rn.T @ L)
     p_ref = pos + dt * vel
-    rigid.drift(n, np.ones(n, bool), pos, vel, vel.copy(), vel.copy(), q, w, I, np.linalg.inv(I), -np.ones(n), dt,
-                np.zeros((n, 3)), np.zeros((n, 3)))
+    bodies = records.body_arrays(n, pos=pos, vel=vel, quat=q, angvel=w, inertia=I, inv_inertia=np.linalg.inv(I))
+    motion = records.motion_buffer(n)._replace(awake=np.ones(n, bool), vel0=vel.copy(), vel_pre=vel.copy(),
+                                               toi=-np.ones(n))
+    rigid.drift(n, bodies, motion, dt)
     assert np.allclose(q, ref_q, atol=1e-13) and np.allclose(w, ref_w, atol=1e-12)
     assert np.allclose(pos, p_ref, atol=1e-15)
 
@@ -149,9 +158,24 @@ def test_broad_phase_finds_exactly_the_overlapping_pairs():
     n = 200
     pos = rng.uniform(0, 2, (n, 3)); radius = rng.uniform(0.01, 0.1, n); margin = np.full(n, 0.01)
     alive = rng.random(n) > 0.1
-    pa = np.zeros(5000, np.int64); pb = np.zeros(5000, np.int64); active = np.zeros(n, bool)
-    m = contacts.broad_phase(n, alive, alive.copy(), pos, radius, margin, -np.ones(n, np.int64), pa, pb, active)
-    got = set(zip(pa[:m].tolist(), pb[:m].tolist()))
+    pairs = records.Pairs(np.zeros(5000, np.int64), np.zeros(5000, np.int64))
+    bodies = records.body_arrays(n, alive=alive, pos=pos, radius=radius)
+    motion = records.motion_buffer(n)._replace(awake=alive.copy(), margin=margin)
+    m = contacts.broad_phase(n, bodies, motion, pairs)
+    got = set(zip(pairs.a[:m].tolist(), pairs.b[:m].tolist()))
     ref = {(i, j) for i in range(n) for j in range(i + 1, n) if alive[i] and alive[j]
            and np.linalg.norm(pos[i] - pos[j]) < radius[i] + radius[j] + 0.02}
     assert got == ref
+
+
+
+def test_the_contact_row_layout_names_every_slot_once():
+    """contacts.py's named row: three direction blocks of DIR (3), ARM_A (3), ARM_B (3), TURN_A (3),
+    TURN_B (3), MASS (1), then TARGET, TOI, MU, PUSH_TARGET: each of the ROW slots named exactly once."""
+    block = [contacts.DIR + i for i in range(3)] + [contacts.ARM_A + i for i in range(3)] \
+        + [contacts.ARM_B + i for i in range(3)] + [contacts.TURN_A + i for i in range(3)] \
+        + [contacts.TURN_B + i for i in range(3)] + [contacts.MASS]
+    assert sorted(block) == list(range(contacts.BLOCK))
+    slots = [o + k for o in (contacts.NORMAL, contacts.TANGENT1, contacts.TANGENT2) for k in block]
+    slots += [contacts.TARGET, contacts.TOI, contacts.MU, contacts.PUSH_TARGET]
+    assert sorted(slots) == list(range(contacts.ROW))
