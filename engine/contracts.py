@@ -443,7 +443,7 @@ class Recorder:
             snap[f"WaterGrid.{name}"] = (a.shape, a.dtype.str, a.tobytes())
         snap["WaterGrid.source_volume"] = grid.source_volume
         snap["WaterGrid.substeps"] = grid.substeps
-        snap["WaterGrid.sources"] = (dict(vars(grid)["_sources"]), getattr(grid, "_next_source"))
+        snap["WaterGrid.sources"] = (dict(vars(grid)["_sources"]), grid._next_source)
         snap["Simulation.water_in_flight"] = sim.water_in_flight
         snap["Simulation.rng"] = repr(sim.rng.bit_generator.state)
         for kind, table in comps.items():

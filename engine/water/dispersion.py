@@ -391,14 +391,14 @@ def blend(fields, levels, out):
 def _clip(part, h, lam, basins, k, i, e, p):
     """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e and lam
     to the cell's basin sums."""
-    l = lam[k, i]
+    lk = lam[k, i]
     cap = HALF * h[k, i]
-    e = min(max(e, -cap), cap) * l
+    e = min(max(e, -cap), cap) * lk
     part.eta[k, i] = e
-    part.phi[k, i] = p * l
+    part.phi[k, i] = p * lk
     b = basins.labels[k, i]
     basins.sums[b] += e
-    basins.weights[b] += l
+    basins.weights[b] += lk
     return e
 
 
