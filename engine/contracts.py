@@ -39,7 +39,7 @@ import inspect
 import math
 import types
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Union
+from typing import Any, Callable, Iterable, Union
 
 import esper
 import numpy as np
@@ -79,7 +79,7 @@ def check_entries(owner: str, attr: str, entries: Iterable[Entry]) -> frozenset[
     if isinstance(entries, (str, type)):
         raise TypeError(f"{owner}.{attr} must be a tuple of entries (got the single {entries!r}); "
                         f"write ({entries!r},)")
-    out = set()
+    out: set[Entry] = set()
     for e in entries:
         if isinstance(e, type):
             out.add(e)
@@ -146,11 +146,12 @@ def unused(usage: dict[type, Usage]) -> list[str]:
     out = []
     for cls, use in usage.items():
         name = cls.__name__
-        for e in sorted(map(label, (cls.READS or frozenset()) - use.reads - use.writes)):
+        reads, writes, emits = (frozenset(getattr(cls, a, None) or ()) for a in ("READS", "WRITES", "EMITS"))
+        for e in sorted(map(label, reads - use.reads - use.writes)):
             out.append(f"{name} declares READS {e} but never read it")
-        for e in sorted(map(label, (cls.WRITES or frozenset()) - use.writes - use.reads)):
+        for e in sorted(map(label, writes - use.writes - use.reads)):
             out.append(f"{name} declares WRITES {e} but never wrote it")
-        for kind in sorted((cls.EMITS or frozenset()) - use.emits, key=lambda k: k.__name__):
+        for kind in sorted(emits - use.emits, key=lambda k: k.__name__):
             out.append(f"{name} declares EMITS {kind.__name__} but never emitted it")
     return out
 
@@ -187,7 +188,7 @@ class _Proxy:
             return types.MethodType(static, self)
         if isinstance(static, (classmethod, staticmethod)):
             return getattr(real, name)
-        if isinstance(static, property):
+        if isinstance(static, property) and static.fget is not None:
             if name in _FREE[object.__getattribute__(self, "_store")]:
                 return getattr(real, name)
             return static.fget(self)
@@ -362,46 +363,53 @@ class Recorder:
                 if isinstance(t, type) and t is not WaterGrid:
                     rec._read(rec.current, t)
 
-        if name in ("get_component",):
-            def wrapped(kind):
-                reads(kind)
-                return [(e, rec._grid(c)) for e, c in fn(kind)]
-        elif name == "get_components":
-            def wrapped(*kinds):
-                reads(*kinds)
-                return [(e, tuple(rec._grid(c) for c in cs)) for e, cs in fn(*kinds)]
-        elif name in ("component_for_entity", "try_component"):
-            def wrapped(entity, kind):
-                reads(kind)
-                return rec._grid(fn(entity, kind))
-        elif name == "components_for_entity":
-            def wrapped(entity):
-                got = fn(entity)
-                reads(*(type(c) for c in got))
-                return tuple(rec._grid(c) for c in got)
-        elif name in ("has_component", "has_components", "try_components"):
-            def wrapped(entity, *kinds):
-                reads(*kinds)
-                return fn(entity, *kinds)
-        elif name == "create_entity":
-            def wrapped(*components):
-                for c in components:
+        def get_component(kind):
+            reads(kind)
+            return [(e, rec._grid(c)) for e, c in fn(kind)]
+
+        def get_components(*kinds):
+            reads(*kinds)
+            return [(e, tuple(rec._grid(c) for c in cs)) for e, cs in fn(*kinds)]
+
+        def component_for_entity(entity, kind):     # and try_component
+            reads(kind)
+            return rec._grid(fn(entity, kind))
+
+        def components_for_entity(entity):
+            got = fn(entity)
+            reads(*(type(c) for c in got))
+            return tuple(rec._grid(c) for c in got)
+
+        def has_components(entity, *kinds):         # and has_component, try_components
+            reads(*kinds)
+            return fn(entity, *kinds)
+
+        def create_entity(*components):
+            for c in components:
+                rec._wrote(type(c))
+            return fn(*components)
+
+        def delete_entity(entity, immediate=False):
+            if rec.current is not None and esper.entity_exists(entity):
+                for c in rec._esper["components_for_entity"](entity):
                     rec._wrote(type(c))
-                return fn(*components)
-        elif name == "delete_entity":
-            def wrapped(entity, immediate=False):
-                if rec.current is not None and esper.entity_exists(entity):
-                    for c in rec._esper["components_for_entity"](entity):
-                        rec._wrote(type(c))
-                return fn(entity, immediate)
-        elif name == "add_component":
-            def wrapped(entity, component, type_alias=None):
-                rec._wrote(type_alias or type(component))
-                return fn(entity, component, type_alias)
-        else:   # remove_component, try_remove_component
-            def wrapped(entity, kind):
-                rec._wrote(kind)
-                return fn(entity, kind)
+            return fn(entity, immediate)
+
+        def add_component(entity, component, type_alias=None):
+            rec._wrote(type_alias or type(component))
+            return fn(entity, component, type_alias)
+
+        def remove_component(entity, kind):         # and try_remove_component
+            rec._wrote(kind)
+            return fn(entity, kind)
+
+        by_name: dict[str, Callable[..., Any]] = {
+            "get_component": get_component, "get_components": get_components,
+            "component_for_entity": component_for_entity, "try_component": component_for_entity,
+            "components_for_entity": components_for_entity, "has_component": has_components,
+            "has_components": has_components, "try_components": has_components,
+            "create_entity": create_entity, "delete_entity": delete_entity, "add_component": add_component}
+        wrapped = by_name.get(name, remove_component)     # remove_component, try_remove_component
         wrapped.__name__ = name
         return wrapped
 
@@ -435,6 +443,7 @@ class Recorder:
             grid = esper.component_for_entity(sim.water_entity, WaterGrid)   # current is None: no proxy
             comps: dict[type, dict[int, Any]] = {}
             for e in esper.get_entities():
+                c: Any
                 for c in esper.components_for_entity(e):
                     if type(c) is not WaterGrid:
                         comps.setdefault(type(c), {})[e] = _fields(c)

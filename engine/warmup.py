@@ -4,7 +4,8 @@ numba compiles a kernel the first time it is called (or loads it from the on-dis
 was compiled before). A kernel first reached mid-game (the first shatter, the first open bottle
 that tips) would freeze the game while it compiles or loads. `GROUPS` runs tiny scenes that reach
 every kernel: the water alone, bodies in air and their contacts, bodies in water, pouring, a
-shatter and its shards, every throwable shape, and a pool big enough for the parallel water sweep.
+shatter and its shards, every throwable shape, solid columns (barriers, heavy bodies on the bed),
+and a pool big enough for the parallel water sweep.
 
 `bottles warm` (run by `make setup`) calls `warm()` once, printing a line per group; the game runs
 the same groups one per frame behind its "preparing physics..." screen (game/loading.py), where
@@ -123,6 +124,22 @@ def _objects() -> None:
     sim.close()
 
 
+def _columns() -> None:
+    """Solid columns in the water (engine/blocking.py), as the game makes them: a barrier stood on
+    the bed (the barrier tool), then a heavy box standing on the bed (a blocker, found each step).
+    SolidColumns.update compares the water's read-only bed view (WaterGrid.read) with the new tops,
+    a signature no other group reaches."""
+    sim = _sim(_SMALL)
+    columns = sim.get_system("CoupleWater").blockers.columns
+    walls = columns.free_tops()
+    walls[2:4, 2:10] = 0.5
+    columns.set_barriers(sim.water, walls)
+    # 0.3 x 0.2 x 0.3 m of glass-dense stone: 47 kg, over [physics] block_mass (40 kg), denser than water
+    sim.spawn_body("box", 2600.0, (0.55, 0.1, 0.3), size=(0.3, 0.2, 0.3))
+    sim.step(3)
+    sim.close()
+
+
 def _large() -> None:
     """A pool past engine.water's parallel threshold, so the threaded sweeps are compiled too."""
     sim = _sim(_LARGE)
@@ -145,6 +162,7 @@ GROUPS: tuple[Group, ...] = (
     Group("pouring", _pouring),
     Group("shatter", _shatter),
     Group("throwable shapes", _objects),
+    Group("solid columns", _columns),
     Group("large pools (threads)", _large),
 )
 

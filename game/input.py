@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from game import camera as cam
 from game.controls import MOD_SHIFT
+from game.host import GameHost
 
 
 SPEEDS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 DEBUG_VIEWS: tuple[str | None, ...] = (None, "depth", "velocity", "divergence", "vorticity", "bounds")
 
 
-class Input:
+class Input(GameHost):
     """Game methods that receive input events and run actions."""
 
     def do(self, action: str) -> None:
@@ -120,10 +121,10 @@ class Input:
                 self.barriers.draw_segment(self._barrier_last or p, p)
             self._barrier_last = p
         elif self.drag_action == "push":
-            p = self.cursor_on_water(x, y)
-            if p is not None and self._push_last is not None:
-                self._push_disp += p - self._push_last
-            self._push_last = p
+            w = self.cursor_on_water(x, y)
+            if w is not None and self._push_last is not None:
+                self._push_disp += w - self._push_last
+            self._push_last = w
 
     def on_mouse_release(self, x: float, y: float, button: int, modifiers: int) -> None:
         self.cursor = (x, y)

@@ -13,6 +13,8 @@ from numpy.typing import NDArray
 from engine.levels.features import ThrowableSpec
 from engine.world import Simulation
 from game import aim
+from game.aim import Target   # by name: in the class body below, `aim` is the method
+from game.host import GameHost
 
 # launch speed grows linearly with the time the left button is held
 MIN_SPEED = 2.0          # m/s, a tap
@@ -98,7 +100,7 @@ def quat_from_to(a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[float,
     return tuple(float(x) for x in q)  # type: ignore[return-value]
 
 
-class Throwing:
+class Throwing(GameHost):
     """Game methods for aiming and throwing (see game/aim.py for the ballistics)."""
 
     @property
@@ -112,7 +114,7 @@ class Throwing:
         _, d = self.camera.ray(x, self.height - y, self.width, self.height)
         return np.asarray(self.camera.eye, float), d
 
-    def aim_target(self) -> aim.Target | None:
+    def aim_target(self) -> Target | None:
         """What the cursor points at: the water, the bed, a wall or deck, or a body (its centre)."""
         eye, d = self.aim()
         return aim.target_under(aim.Scene(self.sim), eye, d)

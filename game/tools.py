@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from game import aim
+from game.host import GameHost
 
 # pushing the water: faces under the cursor relax towards the cursor's velocity
 PUSH_RATE = 12.0         # 1/s, how fast the water near the cursor takes up the cursor's velocity
@@ -23,7 +24,7 @@ GRAB_TAU = 0.08          # s: a grabbed body closes the gap to the cursor with t
 GRAB_MAX_SPEED = 6.0     # m/s: the fastest a grabbed body is dragged
 
 
-class Tools:
+class Tools(GameHost):
     """Game methods for the in-game tools and the water under the cursor."""
 
     def cursor_on_water(self, x: float, y: float) -> NDArray[np.float64] | None:

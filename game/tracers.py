@@ -10,10 +10,15 @@ the simulation is the same with or without dye; its state is saved with the game
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
 from engine.systems.base import System
+
+if TYPE_CHECKING:
+    from engine.world import Simulation
 
 LIFETIME = 40.0      # s a tracer lives
 MAX_TRACERS = 3000
@@ -49,7 +54,7 @@ class Tracers(System):
     WRITES = ()
     EMITS = ()
 
-    def bind(self, sim) -> None:  # type: ignore[no-untyped-def]
+    def bind(self, sim: Simulation) -> None:
         super().bind(sim)
         self.xz = np.zeros((0, 2))
         self.born = np.zeros(0)

@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.levels.features import TerrainSpec
 from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
+from engine.systems.step_fluid import StepFluid
 from engine.world import Simulation
 
 DT = 1.0 / 120.0
@@ -129,6 +130,8 @@ def run(quick: bool) -> dict[str, Any]:
 
 def _levels(sim: Simulation) -> int:
     """How many depth levels the surface-wave stage took at its last split."""
-    stages = sim.get_system("StepFluid").stages
+    step = sim.get_system("StepFluid")
+    assert isinstance(step, StepFluid), "the bench scenes run the engine's own StepFluid"
+    stages = step.stages
     surface = next(iter(stages.values())).surface if stages else None
     return len(surface.levels) if surface is not None else 0

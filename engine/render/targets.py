@@ -213,7 +213,7 @@ class MultisampleFramebuffer:
 
     def __init__(self, width: int, height: int, samples: int) -> None:
         self.id = 0
-        self._fbo = None
+        self._fbo: "pyglet.image.Framebuffer | None" = None
         self._buffers: list = []
         self.samples = 0
         self.resize(width, height, samples)

@@ -1,7 +1,7 @@
 """The base of every system: an esper Processor that knows its Simulation, its name and its contract."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Collection
 
 import esper
 
@@ -32,9 +32,10 @@ class System(esper.Processor):
     """
 
     name: ClassVar[str] = ""
-    READS: ClassVar[frozenset[Entry] | None] = None
-    WRITES: ClassVar[frozenset[Entry] | None] = None
-    EMITS: ClassVar[frozenset[type] | None] = None
+    # written as tuples in a subclass; __init_subclass__ replaces each with its checked frozenset
+    READS: ClassVar[Collection[Entry] | None] = None
+    WRITES: ClassVar[Collection[Entry] | None] = None
+    EMITS: ClassVar[Collection[type] | None] = None
     sim: "Simulation"
 
     def __init_subclass__(cls, **kw: object) -> None:
