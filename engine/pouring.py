@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.kernels.cavity import weight_at_or_below
+from engine.kernels.cavity import level_of, weight_at_or_below
 from engine.meshes import BottleSet, load_bottle_set
 
 DISCHARGE = 0.35     # orifice coefficient including the glug of air going the other way
@@ -76,16 +76,11 @@ def _mouth_radius(prof: NDArray) -> float:
 
 
 def inner_level(cav: Cavity, rot: NDArray, held: float) -> float:
-    """World height (relative to the model origin) of the held water's free surface."""
+    """World height (relative to the model origin) of the held water's free surface: the lowest
+    element height below which the elements hold `held` (engine/kernels/cavity.level_of)."""
     if held <= 0.0:
         return -np.inf
-    y = cav.points @ rot[1]          # heights of the elements after rotation
-    order = np.argsort(y)
-    cum = np.cumsum(cav.weights[order])
-    k = int(np.searchsorted(cum, held))
-    if k >= len(order):
-        return float(y[order[-1]])
-    return float(y[order[k]])
+    return float(level_of(cav.points, cav.weights, np.ascontiguousarray(rot[1], dtype=np.float64), float(held)))
 
 
 def _level_at_or_below(cav: Cavity, rot: NDArray, held: float, mouth_rel: float) -> bool:

@@ -123,14 +123,15 @@ class CoupleWater(System):
                                       RING_MARGIN * water.dx, planes)
         self._filter_planes(planes, n, dt)
         # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
-        # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
+        # redrawn when the set of sleepers changes, or every WAKE_CHECK steps when the surface can
+        # have moved across one of them (_static_stale)
         integ = _find(sim, "IntegrateBodies")
         sleep_after = getattr(integ, "sleep_after", np.inf)
         # (a body that fell asleep since is drawn with the awake ones until then; one that woke
         # up, or left, forces a redraw at once: its cached thickness would be stale)
         asleep = active & (store.sleep[:n] >= sleep_after)
-        if (len(self._static_set) != n or sim.steps % WAKE_CHECK == 0
-                or (self._static_set & ~asleep).any()):
+        if (len(self._static_set) != n or (self._static_set & ~asleep).any()
+                or (sim.steps % WAKE_CHECK == 0 and self._static_stale(asleep, bodies, planes, pack))):
             coupling.covered_height(pack, bodies, asleep, planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
         # b_new is all zero here (settle_covered and _move_water leave it so)
@@ -162,6 +163,20 @@ class CoupleWater(System):
                                   store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
             self._splashes(entering, vel, pos)
         self._held_water(dt, planes)
+
+    def _static_stale(self, asleep: np.ndarray, bodies: coupling.Bodies, planes: np.ndarray,
+                      pack: coupling.Models) -> bool:
+        """Does the sleepers' cached covered height need drawing again? Yes when bodies fell asleep
+        since, when solid columns can move the bed, or when a sleeper reaches its surface plane
+        (or is open). A closed body wholly under its plane covers the same height whatever the
+        surface does: its covered height is sum sign max(y, bed) (coupling._covered_height)."""
+        if (asleep & ~self._static_set).any() or self.blockers.solid.any():
+            return True
+        s = self._static_set
+        r = bodies.radius[s]
+        p = planes[s]
+        reach = bodies.pos[s, 1] + r > p[:, 0] - r * (np.abs(p[:, 1]) + np.abs(p[:, 2]))
+        return bool(reach.any() or (pack.solids[bodies.model_id[s], 0] <= 0.0).any())
 
     def _held_water(self, dt: float, planes: np.ndarray) -> None:
         """Pour from and fill open bottles (engine/pouring.py); keep their mass model in step."""

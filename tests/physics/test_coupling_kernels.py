@@ -228,3 +228,22 @@ def test_covered_height_of_a_closed_body_skips_what_is_above_the_surface(height)
     assert np.abs(b_closed - b_open).max() < 1e-12
     depth = min(max(0.5 - (height - r), 0.0), 2 * r)
     assert b_closed.sum() * pool.dx ** 2 == pytest.approx(cap_volume(r, depth), rel=0.02)
+
+
+def test_a_submerged_speck_covers_exactly_its_volume_around_its_centre():
+    """A body under 2 cells in radius wholly under the surface pushes aside exactly its volume
+    V = (1/6) sum a . (b x c), spread bilinearly over the four cells around its centre (whose
+    first moment is the centre itself)."""
+    r = 0.012
+    v, t = uv_sphere(r, 12, 6)
+    pool = Pool()                                  # dx 0.01: r is 1.2 cells
+    pos = np.array([[0.3137, 0.2, 0.2581]])
+    out = np.zeros_like(pool.eta)
+    coupling.covered_height(coupling.pack_models([(v, t)]), coupling.bodies_of([0], pos, [[1.0, 0, 0, 0]], [r]),
+                            np.array([True]), planes_for(pool, pos[0], r), pool.bed, pool.dx, out)
+    assert out.sum() * pool.dx ** 2 == pytest.approx(mesh_volume(v, t), rel=1e-12)
+    assert np.count_nonzero(out) == 4
+    k, i = np.nonzero(out)
+    xc = ((i + 0.5) * pool.dx * out[k, i]).sum() / out.sum()
+    zc = ((k + 0.5) * pool.dx * out[k, i]).sum() / out.sum()
+    assert (xc, zc) == pytest.approx((pos[0, 0], pos[0, 2]), abs=1e-12)
