@@ -339,6 +339,7 @@ def _rotate(r, x, y, z):
 SMALL_BODY = 8.0       # bodies with a bounding radius under this many cells ...
 TINY_BODY = 2.0        # ... but at least this many (smaller ones are specks to the water) ...
 SUBSAMPLES = 2         # ... are sampled at SUBSAMPLES^2 points per cell by the covered height
+SPECK_CELLS = 3.0      # a closed body under this many cells in radius wholly under water: its volume at its centre
 
 
 @njit(cache=True, inline="always")
@@ -394,13 +395,14 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
         m = model_id[b]
         v0, v1 = vert_off[m], vert_off[m + 1]
         closed = solids[m, 0] > 0.0
-        if closed and radius[b] < TINY_BODY * dx and com[1] + radius[b] < (
+        if closed and radius[b] < SPECK_CELLS * dx and com[1] + radius[b] < (
                 planes[b, 0] - radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))):
-            # a speck (under 2 cells in radius: a shard) wholly under the surface: its volume V,
-            # spread bilinearly over the 4 cells around its centre (sum V / dx^2 exactly). At one
-            # sample per cell its triangles gave the same volume only on average (0 to 4 cell
-            # centres under it), for ~80 triangles each; the bed clamp is dropped: a resting
-            # speck sinks into the bed by the contacts' slop at most
+            # a speck (under 3 cells in radius: a shard) wholly under the surface: its volume V,
+            # spread bilinearly over the 4 cells around its centre (sum V / dx^2 exactly). The
+            # field is then blurred over 5 cells (settle_covered), so a body this small is
+            # resolved no better by its ~80 triangles, which at one sample per cell gave its
+            # volume only on average (0 to 4 cell centres under it); the bed clamp is dropped: a
+            # resting speck sinks into the bed by the contacts' slop at most
             k0, k1, i0, i1, tz, tx = _centered_stencil(nz, nx, com[0], com[2], dx)
             vol = solids[m, 0] / (dx * dx)
             out[k0, i0] += (1.0 - tz) * (1.0 - tx) * vol
