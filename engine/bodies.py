@@ -385,9 +385,9 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
     """
     glass = glass_properties(bs, glass_density)
     total = glass
-    water = meshes.cavity_water(bs, held_water)
+    water = _held_water_properties(bs, float(held_water), float(water_density))
     if water is not None:
-        total = glass + meshes.mass_properties(*water, water_density)
+        total = glass + water
     key = ("bottle", bs.name, float(held_water), float(glass_density), float(water_density))
     mid = store.model_for(key)
     if mid is None:
@@ -397,6 +397,23 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
                                             n_pair_points=BOTTLE_PAIR_POINTS, pair_with_points=True,
                                             meta=meta, coupling=_coupling_surface(bs)), key)
     return mid, total, glass
+
+
+_water_cache: dict[tuple, meshes.MassProperties | None] = {}
+WATER_CACHE = 512      # entries; a session remodels open bottles at REMODEL_STEPS fills per model
+
+
+def _held_water_properties(bs: meshes.BottleSet, held: float, rho: float) -> meshes.MassProperties | None:
+    """Mass properties of `held` m^3 of water settled in the cavity (None if empty), cached per
+    bottle and fill: the clipped-lathe mesh behind them costs milliseconds, and open bottles ask
+    for the same few quantised fills again and again."""
+    key = (bs.name, id(bs), held, rho)
+    if key not in _water_cache:
+        if len(_water_cache) >= WATER_CACHE:
+            _water_cache.clear()
+        water = meshes.cavity_water(bs, held)
+        _water_cache[key] = None if water is None else meshes.mass_properties(*water, rho)
+    return _water_cache[key]
 
 
 _coupling_cache: dict[tuple, tuple[NDArray, NDArray]] = {}

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.kernels.cavity import level_of, weight_at_or_below
 from engine.meshes import BottleSet, load_bottle_set
 
 DISCHARGE = 0.35     # orifice coefficient including the glug of air going the other way
@@ -75,16 +76,21 @@ def _mouth_radius(prof: NDArray) -> float:
 
 
 def inner_level(cav: Cavity, rot: NDArray, held: float) -> float:
-    """World height (relative to the model origin) of the held water's free surface."""
+    """World height (relative to the model origin) of the held water's free surface: the lowest
+    element height below which the elements hold `held` (engine/kernels/cavity.level_of)."""
     if held <= 0.0:
         return -np.inf
-    y = cav.points @ rot[1]          # heights of the elements after rotation
-    order = np.argsort(y)
-    cum = np.cumsum(cav.weights[order])
-    k = int(np.searchsorted(cum, held))
-    if k >= len(order):
-        return float(y[order[-1]])
-    return float(y[order[k]])
+    return float(level_of(cav.points, cav.weights, np.ascontiguousarray(rot[1], dtype=np.float64), float(held)))
+
+
+def _level_at_or_below(cav: Cavity, rot: NDArray, held: float, mouth_rel: float) -> bool:
+    """True if the held water's surface (inner_level) is surely at or below the mouth, found
+    without sorting: the elements at or below the mouth hold more than `held` (the sorted
+    cumulative sum reaches `held` within them). The margins (1e-12 m in height, 1e-9 of `held`)
+    cover the rounding of the heights and of the summation order, so the answer is never True
+    where inner_level would put the surface above the mouth."""
+    up = np.ascontiguousarray(rot[1], dtype=np.float64)
+    return weight_at_or_below(cav.points, cav.weights, up, float(mouth_rel) - 1e-12) > held * (1.0 + 1e-9)
 
 
 def exchange(cav: Cavity, rot: NDArray, origin: NDArray, held: float, outside: float, g: float,
@@ -94,9 +100,13 @@ def exchange(cav: Cavity, rot: NDArray, origin: NDArray, held: float, outside: f
     `origin`: world position of the model-frame origin; `outside`: water surface height over the
     mouth (-inf where there is no water below it).
     """
-    mouth_y = float(origin[1] + rot[1] @ cav.mouth)
+    mouth_rel = rot[1] @ cav.mouth
+    mouth_y = float(origin[1] + mouth_rel)
     inner_volume = float(cav.weights.sum())
-    h_in = float(origin[1]) + inner_level(cav, rot, held)
+    if held > 0.0 and _level_at_or_below(cav, rot, held, mouth_rel):
+        h_in = mouth_y      # the same flow as the exact level: neither branch below needs h_in under the mouth
+    else:
+        h_in = float(origin[1]) + inner_level(cav, rot, held)
     submerged = outside > mouth_y
     out_level = outside if submerged else mouth_y
     if held > 0.0 and h_in > mouth_y and h_in > out_level:

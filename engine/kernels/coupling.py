@@ -21,10 +21,60 @@ velocity and angular velocity (world frame).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from engine.kernels.rigid import quat_to_matrix
+
+# The kernels' inputs, grouped (plain namedtuples: numba takes them in nopython mode, cached).
+Models = namedtuple("Models", ("verts", "tris", "vert_off", "tri_off", "frames", "solids", "radius"))
+Models.__doc__ = """Body models packed into shared arrays (pack_models): model m owns vertices
+verts[vert_off[m]:vert_off[m + 1]] (V, 3) m, model frame, centre of mass at the origin, and triangles
+tris[tri_off[m]:tri_off[m + 1]] (T, 3) indexing its own vertices from 0; frames (T, 7) each
+triangle's unit normal, area and centroid (triangle_frames); solids (M, 4) each closed model's
+volume and centroid, V = 0 for an open one (closed_solids); radius (M,) bounding radius about
+the centre of mass, m."""
+Bodies = namedtuple("Bodies", ("model_id", "pos", "quat", "vel", "angvel", "radius", "inv_mass", "inv_inertia"))
+Bodies.__doc__ = """Per body slot (N rows): model id, centre of mass (m), orientation quaternion (w, x, y, z),
+velocity (m/s), angular velocity (rad/s, world frame), bounding radius (m), inverse mass (1/kg) and
+inverse inertia (body frame, (N, 3, 3))."""
+
+Water = namedtuple("Water", ("h", "bed", "u", "w", "ax", "az", "dx"))
+Water.__doc__ = """One water grid's arrays (engine/water/grid.py, [k, i] = (z, x)): depth h and bed (nz, nx) m,
+face velocities u (nz, nx + 1) and w (nz + 1, nx) m/s, the accelerations ax, az (face shaped) the
+next water step applies, m/s^2, and the cell size dx, m."""
+
+
+def pack_models(surfaces) -> Models:
+    """Pack (vertices, triangles) per model into one Models."""
+    verts = [np.asarray(v, np.float64).reshape(-1, 3) for v, _ in surfaces]
+    tris = [np.asarray(t, np.int64).reshape(-1, 3) for _, t in surfaces]
+    vert_off = np.zeros(len(verts) + 1, np.int64)
+    tri_off = np.zeros(len(verts) + 1, np.int64)
+    vert_off[1:] = np.cumsum([len(v) for v in verts])
+    tri_off[1:] = np.cumsum([len(t) for t in tris])
+    radius = np.array([float(np.sqrt((v * v).sum(1).max())) if len(v) else 0.0 for v in verts])
+    all_verts = np.ascontiguousarray(np.concatenate(verts)) if verts else np.zeros((0, 3))
+    all_tris = np.ascontiguousarray(np.concatenate(tris)) if tris else np.zeros((0, 3), np.int64)
+    return Models(all_verts, all_tris, vert_off, tri_off, triangle_frames(all_verts, all_tris, vert_off, tri_off),
+                  closed_solids(all_verts, all_tris, vert_off, tri_off), radius)
+
+
+def bodies_of(model_id, pos, quat, radius, vel=None, angvel=None, inv_mass=None, inv_inertia=None) -> Bodies:
+    """A Bodies from per-body arrays (velocities zero and mass properties unit where not given)."""
+    pos = np.ascontiguousarray(pos, np.float64).reshape(-1, 3)
+    n = len(pos)
+    z3 = np.zeros((n, 3))
+    return Bodies(np.ascontiguousarray(model_id, np.int64).reshape(n), pos,
+                  np.ascontiguousarray(quat, np.float64).reshape(n, 4),
+                  z3 if vel is None else np.ascontiguousarray(vel, np.float64).reshape(n, 3),
+                  z3.copy() if angvel is None else np.ascontiguousarray(angvel, np.float64).reshape(n, 3),
+                  np.ascontiguousarray(radius, np.float64).reshape(n),
+                  np.ones(n) if inv_mass is None else np.ascontiguousarray(inv_mass, np.float64).reshape(n),
+                  np.tile(np.eye(3), (n, 1, 1)) if inv_inertia is None
+                  else np.ascontiguousarray(inv_inertia, np.float64).reshape(n, 3, 3))
 
 
 @njit(cache=True)
@@ -262,6 +312,7 @@ def _rotate(r, x, y, z):
 SMALL_BODY = 8.0       # bodies with a bounding radius under this many cells ...
 TINY_BODY = 2.0        # ... but at least this many (smaller ones are specks to the water) ...
 SUBSAMPLES = 2         # ... are sampled at SUBSAMPLES^2 points per cell by the covered height
+SPECK_CELLS = 3.0      # a closed body under this many cells in radius wholly under water: its volume at its centre
 
 
 @njit(cache=True, inline="always")
@@ -273,37 +324,40 @@ def _owns_edge(p, q, sign: float) -> bool:
 
 
 @njit(cache=True)
-def covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                   planes, bed, dx, out):
+def covered_height(models, bodies, active, planes, bed, dx, out):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten
     (see _covered_height)."""
-    return _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                           planes, bed, dx, out, True)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, True)
 
 
 @njit(cache=True)
-def covered_height_raw(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                       planes, bed, dx, out):
+def covered_height_raw(models, bodies, active, planes, bed, dx, out):
     """covered_height added into out, which must be all zero on entry, and not clamped at zero
     (settle_covered clamps): saves two passes over the grid per step."""
-    return _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                           planes, bed, dx, out, False)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, False)
 
 
 @njit(cache=True, inline="always")
-def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, quat, radius, active,
-                    planes, bed, dx, out, fresh):
+def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
 
     Per triangle, every cell centre (or sample point, for a small body) inside its (x, z)
     footprint gets +min(y, eta) for an upward facing triangle and -min(y, eta) for a downward
-    facing one (y: the triangle's height there,
-    clamped to the bed). Serial: several bodies write the same cells.
+    facing one (y: the triangle's height there, clamped to the bed). Serial: several bodies write
+    the same cells.
+
+    For a closed model (solids V > 0) every vertical line crosses as many upward as downward
+    facing triangles (the tie rule counts each point once per sheet), so sum sign eta = 0 and the
+    same sum is  -sum sign max(eta - y, 0):  a triangle wholly above the surface adds nothing and
+    is skipped. An open model keeps the min(y, eta) form.
     """
+    model_verts, model_tris, vert_off, tri_off = models.verts, models.tris, models.vert_off, models.tri_off
+    solids = models.solids
+    model_id, pos, quat, radius = bodies.model_id, bodies.pos, bodies.quat, bodies.radius
     nz, nx = out.shape
     if fresh:
         out[:, :] = 0.0
-    world = np.empty((64, 5))     # per body: world x, y, z and x, z in cell units of each vertex
+    world = np.empty((64, 6))     # per body: world x, y, z, x and z in cell units, depth below the plane
     kmin, kmax, imin, imax = nz, -1, nx, -1
     for b in range(pos.shape[0]):
         if not active[b]:
@@ -311,15 +365,31 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
         com = pos[b]
         if com[1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
-        rot = quat_to_matrix(quat[b])
         m = model_id[b]
         v0, v1 = vert_off[m], vert_off[m + 1]
+        closed = solids[m, 0] > 0.0
+        if closed and radius[b] < SPECK_CELLS * dx and com[1] + radius[b] < (
+                planes[b, 0] - radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))):
+            # a speck (under 3 cells in radius: a shard) wholly under the surface: its volume V,
+            # spread bilinearly over the 4 cells around its centre (sum V / dx^2 exactly). The
+            # field is then blurred over 5 cells (settle_covered), so a body this small is
+            # resolved no better by its ~80 triangles, which at one sample per cell gave its
+            # volume only on average (0 to 4 cell centres under it); the bed clamp is dropped: a
+            # resting speck sinks into the bed by the contacts' slop at most
+            k0, k1, i0, i1, tz, tx = _centered_stencil(nz, nx, com[0], com[2], dx)
+            vol = solids[m, 0] / (dx * dx)
+            out[k0, i0] += (1.0 - tz) * (1.0 - tx) * vol
+            out[k0, i1] += (1.0 - tz) * tx * vol
+            out[k1, i0] += tz * (1.0 - tx) * vol
+            out[k1, i1] += tz * tx * vol
+            continue
+        rot = quat_to_matrix(quat[b])
         if world.shape[0] < v1 - v0:
-            world = np.empty((v1 - v0, 5))
+            world = np.empty((v1 - v0, 6))
         # a body a few cells across is sampled at sub x sub points per cell (each weighing
         # 1 / sub^2): at one point per cell, the chords of a 3-cell-wide bottle missed 12% of it;
-        # a speck under 2 cells in radius (a shard) is sampled once per cell: its error is
-        # unbiased and its volume small, and there are hundreds of them
+        # a speck under 2 cells in radius (a shard) crossing the surface is sampled once per
+        # cell: its error is unbiased and its volume small
         sub = SUBSAMPLES if TINY_BODY * dx <= radius[b] < SMALL_BODY * dx else 1
         step = 1.0 / sub
         lo = 0.5 * step                             # the first and last sample point's offset in a cell
@@ -333,10 +403,13 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
             # min over a triangle's corners is the same as the corner min transformed)
             world[j, 3] = world[j, 0] / dx
             world[j, 4] = world[j, 2] / dx
+            world[j, 5] = _plane(planes, b, pos, world[j, 0], world[j, 2]) - world[j, 1]
         for tri in range(tri_off[m], tri_off[m + 1]):
             ja = model_tris[tri, 0]
             jb = model_tris[tri, 1]
             jc = model_tris[tri, 2]
+            if closed and world[ja, 5] <= 0.0 and world[jb, 5] <= 0.0 and world[jc, 5] <= 0.0:
+                continue                            # eta - y <= 0 at the corners, so all over it
             i0 = max(int(np.ceil(min(world[ja, 3], world[jb, 3], world[jc, 3]) - hi)), 0)
             i1 = min(int(np.floor(max(world[ja, 3], world[jb, 3], world[jc, 3]) - lo)), nx - 1)
             if i0 > i1:
@@ -381,7 +454,11 @@ def _covered_height(model_verts, model_tris, vert_off, tri_off, model_id, pos, q
                     if y < bed[k, i]:
                         y = bed[k, i]
                     e = _plane(planes, b, pos, px, pz)
-                    out[k, i] += weight * sign * (y if y < e else e)
+                    if closed:
+                        if y < e:
+                            out[k, i] -= weight * sign * (e - y)
+                    else:
+                        out[k, i] += weight * sign * (y if y < e else e)
     for k in range(kmin, kmax + 1 if fresh else kmin):   # only cells a triangle touched can be negative
         for i in range(imin, imax + 1):
             if out[k, i] < 0.0:
@@ -550,10 +627,12 @@ def filter_planes(planes, smooth, a, jump):
 
 
 @njit(cache=True)
-def gather_forces(forced, active, f, t, s, vel, force, torque, submerged, was_wet, splash_speed, entering):
-    """force += f, torque += t, submerged = s where forced; then the bodies entering the water
+def gather_forces(forced, active, response, vel, force, torque, submerged, was_wet, splash_speed, entering):
+    """force += response.force, torque += response.torque, submerged = response.submerged where
+    forced (a water_forces.Response); then the bodies entering the water
     (wet now, not wet before, falling faster than splash_speed) into entering, was_wet updated.
     Returns how many entered."""
+    f, t, s = response.force, response.torque, response.submerged
     count = 0
     for b in range(f.shape[0]):
         for c in range(3):

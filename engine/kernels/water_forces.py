@@ -34,6 +34,8 @@ relative to the water, so a light body in fast water stays stable at any dt.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -45,6 +47,14 @@ F_P, T_P, F_D, T_D, V_SUB, WET, U_W = 0, 3, 6, 9, 12, 13, 14
 A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
 SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
+
+Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth"))
+Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D,
+lift C_L, the frontal-area weight omega_a (area_factor), skin friction C_f, added-mass C_a, and
+wet_depth (m): a piece over a column shallower than this feels that fraction of the force."""
+Response = namedtuple("Response", ("force", "torque", "submerged", "push"))
+Response.__doc__ = """implicit_forces' output per body: force and torque to apply over the next step (N, N m),
+submerged volume (m^3) and the water's reaction push (N) for push_water."""
 
 
 @njit(cache=True, inline="always")
@@ -100,8 +110,7 @@ def _dissipative(nx_, ny_, nz_, area, vx, vy, vz, ox, oy, oz, rx, ry, rz, uw, ww
 
 
 @njit(cache=True)
-def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
-                radius, active, planes, h, bed, u, w, dx, rho, g, cd, cl, area_factor, c_skin, wet_depth, loads):
+def water_loads(models, bodies, active, planes, water, coefs, loads):
     """Pressure and dissipative loads of the water on every active body (module docstring).
 
     loads (N, LOADS) is overwritten, per body: [F_P:F_P+3] pressure force (N), [T_P:T_P+3] its
@@ -115,6 +124,13 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
     the divergence-theorem shortcut for the pressure, rho g V (-p1, 1, -p2) at its centroid.
     Serial: bodies are few and small; worker threads cost more than the work.
     """
+    model_verts, model_tris, vert_off, tri_off = models.verts, models.tris, models.vert_off, models.tri_off
+    frames, solids = models.frames, models.solids
+    model_id, pos, quat, vel, angvel, radius = (bodies.model_id, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
+                                                bodies.radius)
+    h, bed, u, w, dx = water.h, water.bed, water.u, water.w, water.dx
+    rho, g, cd, cl, area_factor, c_skin = coefs.rho, coefs.g, coefs.cd, coefs.cl, coefs.area_factor, coefs.c_skin
+    wet_depth = coefs.wet_depth
     n_bodies = pos.shape[0]
     inv_dx = 1.0 / dx
     world = np.empty((64, 4))        # world x, y, z of each vertex and its depth below the plane
@@ -314,8 +330,7 @@ def water_loads(model_verts, model_tris, vert_off, tri_off, frames, solids, mode
 
 
 @njit(cache=True)
-def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, touching, rho, g, c_added, dt,
-                    force_out, torque_out, submerged_out, push_out):
+def implicit_forces(loads, active, bodies, touching, coefs, dt, out):
     """The force and torque to apply over the next step, from the loads of water_loads.
 
     Linear motion, backward Euler in the drag and the added mass. The drag is split into its part
@@ -337,10 +352,13 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
     Angular motion: the pressure torque is explicit; the dissipative torque is capped so that over
     dt it can at most stop the spin (|I^-1 tau| dt <= |omega|, the limit an implicit step reaches).
 
-    force_out, torque_out (N, 3) and submerged_out (N,) are overwritten; push_out (N, 3) gets the
+    out (a Response) is overwritten: force, torque (N, 3), submerged (N,), and push (N, 3), the
     water's force beyond the hydrostatic pressure (drag, lift, skin friction and the added mass's
     reaction, F - F_P): the water takes its reaction (push_water).
     """
+    vel, angvel, quat, inv_mass, inv_inertia = bodies.vel, bodies.angvel, bodies.quat, bodies.inv_mass, bodies.inv_inertia
+    rho, g, c_added = coefs.rho, coefs.g, coefs.c_added
+    force_out, torque_out, submerged_out, push_out = out.force, out.torque, out.submerged, out.push
     for b in range(loads.shape[0]):
         for c in range(3):
             force_out[b, c] = 0.0
@@ -415,14 +433,17 @@ def implicit_forces(loads, active, vel, angvel, quat, inv_mass, inv_inertia, tou
 
 
 @njit(cache=True)
-def push_water(ax, az, h, covered, pos, radius, push, active, rho, dx, wet_depth):
+def push_water(water, covered, bodies, push, active, coefs):
     """Give the water the momentum the bodies' drag took (Chentanez & Mueller's Algorithm 2
     velocity push, made momentum-exact): body b's horizontal reaction -push[b] is spread as a
     uniform acceleration over the faces between two wet columns within its bounding radius (at least one cell) of its
     centre, a = -F / (rho sum_f h_f dx^2), h_f the mean water depth of the face's two cells (the
     depth h less the covered height: the bodies' own share of h is not water), so the water's
     momentum sum rho h_f u_f dx^2 changes by exactly -F dt over a step. ax (nz, nx + 1),
-    az (nz + 1, nx) are accelerations the next water step applies, m/s^2 (added into)."""
+    az (nz + 1, nx) (water.ax, water.az) are accelerations the next water step applies, m/s^2 (added into)."""
+    ax, az, h, dx = water.ax, water.az, water.h, water.dx
+    pos, radius = bodies.pos, bodies.radius
+    rho, wet_depth = coefs.rho, coefs.wet_depth
     nz, nx = h.shape
     for b in range(pos.shape[0]):
         if not active[b]:

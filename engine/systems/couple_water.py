@@ -75,23 +75,12 @@ class CoupleWater(System):
         self._push = np.zeros((0, 3))
         self.plane_tau = phys.surface_tau
 
-    def _pack_models(self) -> tuple:
+    def _pack_models(self) -> coupling.Models:
         store = self.sim.body_store
         models = store.models
         if len(models) != self._packed_models:
-            surf = [m.coupling if m.coupling is not None else (m.vertices, m.triangles) for m in models]
-            verts = [np.asarray(v, np.float64) for v, _ in surf]
-            tris = [np.asarray(t, np.int64) for _, t in surf]
-            vert_off = np.zeros(len(models) + 1, np.int64)
-            tri_off = np.zeros(len(models) + 1, np.int64)
-            vert_off[1:] = np.cumsum([len(v) for v in verts])
-            tri_off[1:] = np.cumsum([len(t) for t in tris])
-            radius = np.array([float(np.sqrt((v * v).sum(1).max())) if len(v) else 0.0 for v in verts])
-            all_verts = np.concatenate(verts) if verts else np.zeros((0, 3))
-            all_tris = np.concatenate(tris) if tris else np.zeros((0, 3), np.int64)
-            frames = coupling.triangle_frames(all_verts, all_tris, vert_off, tri_off)
-            solids = coupling.closed_solids(all_verts, all_tris, vert_off, tri_off)
-            self._pack = (all_verts, all_tris, vert_off, tri_off, radius, frames, solids)
+            self._pack = coupling.pack_models(
+                [m.coupling if m.coupling is not None else (m.vertices, m.triangles) for m in models])
             self._packed_models = len(models)
         return self._pack
 
@@ -124,15 +113,15 @@ class CoupleWater(System):
             return
         self._buffers(n)
         pack = self._pack_models()
-        verts, tris, vert_off, tri_off, model_radius, frames, solids = pack
         self.blockers.update(pack)          # heavy bodies on the bed: solid columns (engine/blocking.py)
         model_id = store.model_id[:n].astype(np.int64)
-        radius = model_radius[model_id]
         active = store.alive[:n].copy()
-        pos, quat, vel, angvel = store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n]
+        bodies = coupling.Bodies(model_id, store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n],
+                                 pack.radius[model_id], store.inv_mass[:n], store.inv_inertia[:n])
+        pos, vel = bodies.pos, bodies.vel
         planes = self._planes[:n]
-        coupling.ambient_planes_split(pos, radius, active, water.bed, water.h, water.dx, RING_MARGIN * water.dx,
-                                      planes)
+        coupling.ambient_planes_split(pos, bodies.radius, active, water.bed, water.h, water.dx,
+                                      RING_MARGIN * water.dx, planes)
         self._filter_planes(planes, n, dt)
         # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
@@ -140,14 +129,12 @@ class CoupleWater(System):
         # (a body that fell asleep since is drawn with the awake ones until then; one that woke
         # up, or left, forces a redraw at once: its cached thickness would be stale)
         asleep = active & (store.sleep[:n] >= sleep_after)
-        if (len(self._static_set) != n or sim.steps % WAKE_CHECK == 0
-                or (self._static_set & ~asleep).any()):
-            coupling.covered_height(verts, tris, vert_off, tri_off, model_id, pos, quat, radius, asleep,
-                                    planes, water.bed, water.dx, self.b_static)
+        if (len(self._static_set) != n or (self._static_set & ~asleep).any()
+                or (sim.steps % WAKE_CHECK == 0 and self._static_stale(asleep, bodies, planes, pack))):
+            coupling.covered_height(pack, bodies, asleep, planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
         # b_new is all zero here (settle_covered and _move_water leave it so)
-        coupling.covered_height_raw(verts, tris, vert_off, tri_off, model_id, pos, quat, radius,
-                                    active & ~self._static_set, planes, water.bed, water.dx, self.b_new)
+        coupling.covered_height_raw(pack, bodies, active & ~self._static_set, planes, water.bed, water.dx, self.b_new)
         # add the sleepers, blur, then a body displaces only water that is there: never more than
         # the column holds (its own earlier displacement included), so bodies on a dry floor or
         # shore make no puddles; then move the water (h += b - b_prev), all in one kernel
@@ -155,27 +142,39 @@ class CoupleWater(System):
                                           self.b_prev, self.blockers.solid)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
-        f, t, s = self._f[:n], self._t[:n], self._s[:n]
         # sleeping bodies (resting on the floor) don't move: their forces only matter for waking
         # them, so each is looked at every WAKE_CHECK-th step, in turn
         forced = active & ((store.sleep[:n] < sleep_after)
                            | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
         touching = store.touching[:n]        # bodies in contact (IntegrateBodies, this step)
         loads = self._loads[:n]
-        water_forces.water_loads(verts, tris, vert_off, tri_off, frames, solids, model_id, pos, quat, vel, angvel,
-                                 radius, forced, planes, water.h, water.bed, water.u, water.w, water.dx, self.rho, sim.gravity,
-                                 self.cd, self.cl, self.area_factor, self.c_skin, WET_DEPTH, loads)
-        push = self._push[:n]
-        water_forces.implicit_forces(loads, forced, vel, angvel, quat, store.inv_mass[:n], store.inv_inertia[:n],
-                                     touching, self.rho, sim.gravity, self.c_added, dt, f, t, s, push)
+        grid = coupling.Water(water.h, water.bed, water.u, water.w, water.ax, water.az, water.dx)
+        coefs = water_forces.Coefs(self.rho, sim.gravity, self.cd, self.cl, self.area_factor, self.c_skin,
+                                   self.c_added, WET_DEPTH)
+        water_forces.water_loads(pack, bodies, forced, planes, grid, coefs, loads)
+        response = water_forces.Response(self._f[:n], self._t[:n], self._s[:n], self._push[:n])
+        water_forces.implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
         if self.push_water:
-            water_forces.push_water(water.ax, water.az, water.h, self.b_prev, pos, radius, push, forced, self.rho, water.dx,
-                                    WET_DEPTH)
+            water_forces.push_water(grid, self.b_prev, bodies, response.push, forced, coefs)
         entering = self._entering[:n]
-        if coupling.gather_forces(forced, active, f, t, s, vel, store.force[:n], store.torque[:n],
+        if coupling.gather_forces(forced, active, response, vel, store.force[:n], store.torque[:n],
                                   store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
             self._splashes(entering, vel, pos)
         store.surface[:n] = planes             # the surface around each body, for HeldWater's pouring
+
+    def _static_stale(self, asleep: np.ndarray, bodies: coupling.Bodies, planes: np.ndarray,
+                      pack: coupling.Models) -> bool:
+        """Does the sleepers' cached covered height need drawing again? Yes when bodies fell asleep
+        since, when solid columns can move the bed, or when a sleeper reaches its surface plane
+        (or is open). A closed body wholly under its plane covers the same height whatever the
+        surface does: its covered height is sum sign max(y, bed) (coupling._covered_height)."""
+        if (asleep & ~self._static_set).any() or self.blockers.solid.any():
+            return True
+        s = self._static_set
+        r = bodies.radius[s]
+        p = planes[s]
+        reach = bodies.pos[s, 1] + r > p[:, 0] - r * (np.abs(p[:, 1]) + np.abs(p[:, 2]))
+        return bool(reach.any() or (pack.solids[bodies.model_id[s], 0] <= 0.0).any())
 
     def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
         """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes

@@ -57,16 +57,16 @@ def loads_of(v, t, pos, vel=(0, 0, 0), pool=None, quat=(1, 0, 0, 0), cd=0.8, are
              solids=None, angvel=(0, 0, 0)):
     """water_forces.water_loads for one body (row of LOADS values)."""
     pool = pool or Pool()
-    radius = float(np.sqrt((v * v).sum(1).max()))
-    offs = (np.array([0, len(v)]), np.array([0, len(t)]))
-    frames = coupling.triangle_frames(v, t, *offs)
-    solids = coupling.closed_solids(v, t, *offs) if solids is None else solids
+    models = coupling.pack_models([(v, t)])
+    if solids is not None:
+        models = models._replace(solids=solids)
+    radius = models.radius[0]
+    bodies = coupling.bodies_of([0], [pos], [quat], [radius], vel=[vel], angvel=[angvel])
     loads = np.zeros((1, water_forces.LOADS))
-    depth = pool.eta - pool.bed
-    water_forces.water_loads(v, t, *offs, frames, solids, np.array([0]), np.array([pos], float),
-                             np.array([quat], float), np.array([vel], float), np.array([angvel], float),
-                             np.array([radius]), np.array([True]), planes_for(pool, pos, radius), depth, pool.bed,
-                             pool.u, pool.w, pool.dx, RHO, G, cd, 0.0, area_factor, c_skin, 1e-3, loads)
+    water = coupling.Water(pool.eta - pool.bed, pool.bed, pool.u, pool.w, np.zeros_like(pool.u),
+                           np.zeros_like(pool.w), pool.dx)
+    coefs = water_forces.Coefs(RHO, G, cd, 0.0, area_factor, c_skin, 0.0, 1e-3)
+    water_forces.water_loads(models, bodies, np.array([True]), planes_for(pool, pos, radius), water, coefs, loads)
     return loads[0]
 
 
@@ -121,9 +121,8 @@ def test_covered_height_integrates_to_the_submerged_volume(height):
     pool = Pool()
     out = np.zeros_like(pool.eta)
     pos = np.array([[0.32, height, 0.32]])
-    coupling.covered_height(v, t, np.array([0, len(v)]), np.array([0, len(t)]), np.array([0]), pos,
-                            np.array([[1.0, 0, 0, 0]]), np.array([r]), np.array([True]),
-                            planes_for(pool, pos[0], r), pool.bed, pool.dx, out)
+    coupling.covered_height(coupling.pack_models([(v, t)]), coupling.bodies_of([0], pos, [[1.0, 0, 0, 0]], [r]),
+                            np.array([True]), planes_for(pool, pos[0], r), pool.bed, pool.dx, out)
     _, _, sub, _ = forces(v, t, tuple(pos[0]), pool=pool)
     assert out.sum() * pool.dx ** 2 == pytest.approx(sub, rel=0.02)
 
@@ -186,10 +185,11 @@ def test_the_fused_covered_height_step_equals_the_plain_one():
     b_old = rng.uniform(0.0, 0.02, h.shape)
 
     static = np.zeros_like(h)
-    coupling.covered_height(v, t, *offs, np.array([0, 0]), pos, quat, radius, asleep, planes, pool.bed, pool.dx, static)
+    models, bodies = coupling.pack_models([(v, t)]), coupling.bodies_of([0, 0], pos, quat, radius)
+    coupling.covered_height(models, bodies, asleep, planes, pool.bed, pool.dx, static)
     # the plain path
     b = np.zeros_like(h)
-    coupling.covered_height(v, t, *offs, np.array([0, 0]), pos, quat, radius, awake, planes, pool.bed, pool.dx, b)
+    coupling.covered_height(models, bodies, awake, planes, pool.bed, pool.dx, b)
     b += static
     coupling.blur(b, np.zeros_like(h), 2)
     h1 = h.copy()
@@ -197,7 +197,7 @@ def test_the_fused_covered_height_step_equals_the_plain_one():
     coupling.displace(h1, b, b_old.copy(), 1.0)
     # the fused path
     b2 = np.zeros_like(h)
-    coupling.covered_height_raw(v, t, *offs, np.array([0, 0]), pos, quat, radius, awake, planes, pool.bed, pool.dx, b2)
+    coupling.covered_height_raw(models, bodies, awake, planes, pool.bed, pool.dx, b2)
     h2 = h.copy()
     old2 = b_old.copy()
     total = coupling.settle_covered(b2, static, np.zeros_like(h), 2, h2, old2, np.zeros(h.shape, np.bool_))
@@ -205,3 +205,45 @@ def test_the_fused_covered_height_step_equals_the_plain_one():
     assert np.allclose(h2, h1, rtol=0, atol=1e-12)
     assert total == pytest.approx(b.sum(), rel=1e-12)
     assert not old2.any()                      # left zero for the next step
+
+
+@pytest.mark.parametrize("height", [0.43, 0.5, 0.58])
+def test_covered_height_of_a_closed_body_skips_what_is_above_the_surface(height):
+    """A closed body's covered height is -sum sign max(eta - y, 0) (triangles above the surface
+    skipped): the same field as the open-surface form sum sign min(y, eta), and its volume is the
+    sphere's cap below the surface, V = pi d^2 (3 r - d) / 3, d = eta - (y_c - r)."""
+    r = 0.1
+    v, t = uv_sphere(r)
+    pool = Pool()
+    pos = np.array([[0.31, height, 0.33]])
+    quat = np.array([[0.9, 0.1, 0.3, 0.2]]) / np.linalg.norm([0.9, 0.1, 0.3, 0.2])
+    closed = coupling.pack_models([(v, t)])
+    assert closed.solids[0, 0] > 0.0
+    as_open = closed._replace(solids=np.zeros_like(closed.solids))
+    bodies = coupling.bodies_of([0], pos, quat, [r])
+    planes = planes_for(pool, pos[0], r)
+    b_closed, b_open = np.zeros_like(pool.eta), np.zeros_like(pool.eta)
+    coupling.covered_height(closed, bodies, np.array([True]), planes, pool.bed, pool.dx, b_closed)
+    coupling.covered_height(as_open, bodies, np.array([True]), planes, pool.bed, pool.dx, b_open)
+    assert np.abs(b_closed - b_open).max() < 1e-12
+    depth = min(max(0.5 - (height - r), 0.0), 2 * r)
+    assert b_closed.sum() * pool.dx ** 2 == pytest.approx(cap_volume(r, depth), rel=0.02)
+
+
+def test_a_submerged_speck_covers_exactly_its_volume_around_its_centre():
+    """A body under 2 cells in radius wholly under the surface pushes aside exactly its volume
+    V = (1/6) sum a . (b x c), spread bilinearly over the four cells around its centre (whose
+    first moment is the centre itself)."""
+    r = 0.012
+    v, t = uv_sphere(r, 12, 6)
+    pool = Pool()                                  # dx 0.01: r is 1.2 cells
+    pos = np.array([[0.3137, 0.2, 0.2581]])
+    out = np.zeros_like(pool.eta)
+    coupling.covered_height(coupling.pack_models([(v, t)]), coupling.bodies_of([0], pos, [[1.0, 0, 0, 0]], [r]),
+                            np.array([True]), planes_for(pool, pos[0], r), pool.bed, pool.dx, out)
+    assert out.sum() * pool.dx ** 2 == pytest.approx(mesh_volume(v, t), rel=1e-12)
+    assert np.count_nonzero(out) == 4
+    k, i = np.nonzero(out)
+    xc = ((i + 0.5) * pool.dx * out[k, i]).sum() / out.sum()
+    zc = ((k + 0.5) * pool.dx * out[k, i]).sum() / out.sum()
+    assert (xc, zc) == pytest.approx((pos[0, 0], pos[0, 2]), abs=1e-12)
