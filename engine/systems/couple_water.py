@@ -53,7 +53,7 @@ class CoupleWater(System):
         self.blur_passes = BLUR_PASSES
         self.displaced = 0.0            # m^3 of body volume currently counted in water.h
         self._packed_models = -1
-        self._pack: tuple = ()
+        self._pack: coupling.Models | None = None
         self._f = np.zeros((0, 3))
         self._t = np.zeros((0, 3))
         self._s = np.zeros(0)
@@ -82,6 +82,7 @@ class CoupleWater(System):
             self._pack = coupling.pack_models(
                 [m.coupling if m.coupling is not None else (m.vertices, m.triangles) for m in models])
             self._packed_models = len(models)
+        assert self._pack is not None
         return self._pack
 
     def _buffers(self, n: int) -> None:
