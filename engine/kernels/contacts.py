@@ -68,6 +68,7 @@ def bed_top(bed, dx, x, z):
     return max(max(bed[k0, i0], bed[k0, i1]), max(bed[k1, i0], bed[k1, i1]))
 
 
+@njit(cache=True)
 def margins(n, bodies, motion, dt, slop):
     """Speculative margin per body (motion.margin): how far any of its points can move this step,
     plus slop, m."""
