@@ -36,11 +36,13 @@ depths and each cell blends the results of the two depths around its own still-w
 The surface part is then carried by the bulk velocity (semi-Lagrangian) and added back.
 
 Invariants the stage keeps (tests/physics/test_dispersion.py):
-- the surface part has zero sum (its mode 0 is zero, and after limiting its sum is removed again,
-  weighted by the limiter), so the pool's volume is unchanged to round-off;
+- the surface part has zero sum over each basin (its mode 0 is zero, and after limiting each
+  basin's sum is removed again, weighted by the limiter, or by each cell's room under its cap where
+  that would break the cap: see `_clip`), so the pool's volume is unchanged to round-off;
 - eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx) (and
   the stage's ramps from dry cells and hulls, engine/water/surface.py), so neither the bulk nor the
-  recombined depth goes negative and dry cells carry no surface part;
+  recombined depth goes negative (no depth is clipped after the stage, which would create water)
+  and dry cells carry no surface part;
 - below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
 - every operation is a fixed sequence of numpy/scipy calls and serial numba loops (sums in a fixed
   order): bit for bit deterministic.
@@ -179,9 +181,11 @@ Limit = namedtuple("Limit", "lam shore hull dry wet")
 from dry cells and from hulls that multiply it (float64, 1 away from both); dry and wet, the masks
 lam_depth <= 0 and lam > 0 as last seen (uint8), so that the ramps and basins are redone only when
 they change."""
-Basins = namedtuple("Basins", "labels sums weights")
-"""labels (nz, nx) int32: the basin (1..n) of each cell with lam > 0, 0 elsewhere; sums, weights
-(n + 1,) float64: scratch for each basin's sum of eta_s and of lam."""
+Basins = namedtuple("Basins", "labels sums weights caps lo hi")
+"""labels (nz, nx) int32: the basin (1..n) of each cell with lam > 0, 0 elsewhere; sums, weights,
+caps, lo, hi (n + 1,) float64: scratch for each basin's sums of eta_s, of lam and of the caps
+HALF h lam, and the range of means its cells can give up (`_clip`); after `_means`, each basin's
+correction (`settle`)."""
 Levels = namedtuple("Levels", "index frac")
 """Per cell the lower of the two depth levels around its still-water depth (int32) and the weight of
 the upper one (float64): the piecewise-linear blend of the levels' results."""
@@ -387,31 +391,70 @@ def blend(fields, levels, out):
             out.eta[k, i], out.phi[k, i] = _blended(fields, levels, k, i)
 
 
+# The volume correction of a basin (`_clip`, `_means`, `settle`). After clipping, a cell holds
+# e = r lam with |r| <= c = HALF h (h the depth it is clipped by), so |e| <= cap = c lam. A basin's
+# clipped eta sums to S, not 0, and the correction takes S out again:
+#   the mean       e' = e - lam m, m = S / sum(lam), wherever that keeps every cell within
+#                  |e'| <= cap, that is m in [max(r - c), min(r + c)] over the basin's cells;
+#   else the room  e' = e - f (e + s cap), s = sign(S), f = |S| / (sum(cap) + |S|) in [0, 1):
+#                  each cell gives up the share f of its room towards -s cap, so e' lies between e
+#                  and -s cap, again |e'| <= cap.
+# Both sum to 0 over the basin (S - m sum(lam) = 0; S - f (S + s sum(cap)) = S - s |S| = 0). So
+# the part's volume is 0 to round-off AND |eta_s| <= HALF h lam in every cell, hence h - eta_s >=
+# h (1 - HALF lam) >= h / 2 >= 0 (split) and h + eta_s >= h / 2 >= 0 (merge): no depth is ever
+# clipped after the stage, which would create water (a small basin between a hull and a wall
+# that lies in a trough of the surface part has m far below -HALF h). m is a lam-weighted mean
+# of the cells' r, so |m| <= max |r|: the room form is needed only where some |r| >= c / 2 >= HALF
+# DRY_H / 2, never for a quiet surface part.
 @njit(cache=True, inline="always")
 def _clip(part, h, lam, basins, k, i, e, p):
-    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e and lam
-    to the cell's basin sums."""
+    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e, lam
+    and the cap HALF h lam to the cell's basin sums and narrow its range of safe means."""
     lk = lam[k, i]
     cap = HALF * h[k, i]
-    e = min(max(e, -cap), cap) * lk
+    r = min(max(e, -cap), cap)
+    e = r * lk
     part.eta[k, i] = e
     part.phi[k, i] = p * lk
     b = basins.labels[k, i]
     basins.sums[b] += e
     basins.weights[b] += lk
+    basins.caps[b] += cap * lk
+    basins.lo[b] = max(basins.lo[b], r - cap)
+    basins.hi[b] = min(basins.hi[b], r + cap)
     return e
 
 
 @njit(cache=True, inline="always")
+def _start(basins):
+    """Clear the basins' scratch for a first pass of `_clip`."""
+    basins.sums[:] = 0.0
+    basins.weights[:] = 0.0
+    basins.caps[:] = 0.0
+    basins.lo[:] = -np.inf
+    basins.hi[:] = np.inf
+
+
+@njit(cache=True, inline="always")
 def _means(basins):
-    """Each basin's sums[b] = sum(eta) / sum(lam) (0 for basin 0, outside every basin); returns the
-    largest |mean|."""
-    sums, weights = basins.sums, basins.weights
+    """Each basin's correction (see above): sums[b] = the mean m and caps[b] = 0 where the mean keeps
+    every cell within its cap, else sums[b] = 0 and caps[b] = s f (the room form); basin 0 (outside
+    every basin) none. Returns a bound on the correction of any cell: |m|, or |S| >= f sum(cap)."""
+    sums, weights, caps = basins.sums, basins.weights, basins.caps
     top = 0.0
     sums[0] = 0.0
+    caps[0] = 0.0
     for b in range(1, len(sums)):
-        sums[b] = sums[b] / weights[b] if weights[b] > 0.0 else 0.0
-        top = max(top, abs(sums[b]))
+        s = sums[b]
+        m = s / weights[b] if weights[b] > 0.0 else 0.0
+        if basins.lo[b] <= m <= basins.hi[b]:
+            sums[b] = m
+            caps[b] = 0.0
+            top = max(top, abs(m))
+        else:
+            sums[b] = 0.0
+            caps[b] = s / (caps[b] + abs(s))
+            top = max(top, abs(s))
     return top
 
 
@@ -422,8 +465,7 @@ def take_out(fields, levels, h, lam, basins, dx, part):
     (whether every blended |eta| <= HALF h, a bound on max |eta| after `settle`, max |grad phi| over
     the interior faces, m/s)."""
     nz, nx = h.shape
-    basins.sums[:] = 0.0
-    basins.weights[:] = 0.0
+    _start(basins)
     within = True
     e_max = 0.0
     v_max = 0.0
@@ -451,8 +493,7 @@ def carry(pending, water, lam, basins, damp, dx, dt, part):
     q_eta, q_phi = pending
     nz, nx = h.shape
     c = dt / dx
-    basins.sums[:] = 0.0
-    basins.weights[:] = 0.0
+    _start(basins)
     for k in range(nz):
         for i in range(nx):
             vx = 0.5 * (u[k, i] + u[k, i + 1])
@@ -474,15 +515,21 @@ def carry(pending, water, lam, basins, damp, dx, dt, part):
 
 @njit(cache=True)
 def settle(water, part, lam, basins, sign, dx, spec):
-    """The second pass: eta -= lam mean of its basin (so that the sum of eta over each basin is 0 to
-    round-off), then h += sign eta and each interior face += sign grad phi (the pool's side faces
-    keep their own); spec[0], spec[1] = eta, phi as float32 (for the forward transform)."""
+    """The second pass: eta gets its basin's correction (`_means`: the sum of eta over each basin is
+    then 0 to round-off and |eta| <= HALF h lam still), then h += sign eta and each interior face +=
+    sign grad phi (the pool's side faces keep their own); spec[0], spec[1] = eta, phi as float32 (for
+    the forward transform). h must be the depth `_clip` limited by (read before it is changed)."""
     h, _, u, w = water
     eta, phi = part
     nz, nx = h.shape
     for k in range(nz):
         for i in range(nx):
-            e = eta[k, i] - lam[k, i] * basins.sums[basins.labels[k, i]]
+            b = basins.labels[k, i]
+            g = basins.caps[b]
+            if g == 0.0:
+                e = eta[k, i] - lam[k, i] * basins.sums[b]
+            else:        # the room form: e - f (e + s cap), g = s f
+                e = eta[k, i] - (abs(g) * eta[k, i] + g * (HALF * h[k, i] * lam[k, i]))
             eta[k, i] = e
             spec[0, k, i] = e
             spec[1, k, i] = phi[k, i]

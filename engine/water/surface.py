@@ -74,7 +74,7 @@ class SurfaceWaves:
         self._inflow = np.array(self.inflow_sides, dtype=np.bool_)
         self._lim = dk.Limit(np.zeros(shape), np.ones(shape), np.ones(shape),
                              np.full(shape, 2, np.uint8), np.full(shape, 2, np.uint8))
-        self._basins = dk.Basins(np.zeros(shape, np.int32), np.zeros(2), np.zeros(2))
+        self._basins = _basins(np.zeros(shape, np.int32), 1)
         self._blend = dk.Levels(np.zeros(shape, np.int32), np.zeros(shape))
         self._spec = np.zeros((2, nz, nx), np.float32)
         self._part = dk.Surface(np.zeros(shape), np.zeros(shape))
@@ -161,7 +161,7 @@ class SurfaceWaves:
         n, ref, lam_min, changed = dk.limiter(water, self.full, lim, self._table)
         if changed:
             n_basins = dk.label(lim.wet, self._basins.labels, self._stack)
-            self._basins = dk.Basins(self._basins.labels, np.zeros(n_basins + 1), np.zeros(n_basins + 1))
+            self._basins = _basins(self._basins.labels, n_basins)
         return n, ref, lam_min
 
     def _hull(self, covered: NDArray | None) -> None:
@@ -227,6 +227,11 @@ class SurfaceWaves:
             s = dk.sponge(nz, nx, self.dx, self.open_sides, float(dt))  # type: ignore[arg-type]
             got = self._sponge[float(dt)] = np.ones(self.shape) if s is None else s
         return got
+
+
+def _basins(labels: NDArray[np.int32], n: int) -> dk.Basins:
+    """Basins over `labels` (1..n) with their scratch sums."""
+    return dk.Basins(labels, *(np.zeros(n + 1) for _ in range(5)))
 
 
 def _evict(cache: dict, keep: int = 8) -> None:

@@ -37,8 +37,11 @@ def one_thread():
     numba.set_num_threads(before)
 
 
-def test_a_short_session_keeps_caps_exact_water_and_flat_memory(one_thread):
-    """20 simulated seconds of throws of every kind, pokes, rain and shatters.
+@pytest.mark.parametrize("seed", [2, 4, 5, 7])
+def test_a_short_session_keeps_caps_exact_water_and_flat_memory(one_thread, seed):
+    """20 simulated seconds of throws of every kind, pokes, rain and shatters (four seeds: seed 5
+    once made 2.6e-5 m^3 of water where a hull walled off a small basin of the surface-wave stage,
+    tests/physics/test_dispersion_basins.py).
 
     Water: total_water() - source_volume - (water spawned inside full bottles) is constant, since
     every other transfer (pouring, filling, shattering, retiring, landing parcels) moves water
@@ -49,7 +52,7 @@ def test_a_short_session_keeps_caps_exact_water_and_flat_memory(one_thread):
     sim = Simulation(parse_level(LEVEL))
     seen = []
     # sampled every step: the counts (caps reached and held) and the water total at each one
-    log = play(sim, 20.0, seed=5, every=sim.dt, on_sample=lambda p: seen.append(counts(sim)))
+    log = play(sim, 20.0, seed=seed, every=sim.dt, on_sample=lambda p: seen.append(counts(sim)))
     phys = sim.level.physics
     assert sum(log.throws.values()) >= 20 and log.shatters >= 4 and log.pokes >= 10 and log.rain >= 1
     assert {"full bottle", "open bottle", "empty bottle", "box", "ball"} <= set(log.throws)
