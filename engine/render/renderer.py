@@ -150,6 +150,7 @@ class Renderer:
             "water": Program("water.vert", "water.geom", "water.frag", defines=d),
             "glass": Program("glass.vert", "glass.frag", defines=d),
             "liquid": Program("glass.vert", "liquid.frag"),
+            "glint": Program("glass.vert", "shard_glint.frag"),
             "particles": Program("particles.vert", "particles.frag"),
             "lines": Program("lines.vert", "lines.frag"),
             "upscale": Program("sky.vert", "upscale.frag"),
@@ -770,6 +771,12 @@ class Renderer:
                     debug: str | None) -> None:
         """Frame target: glass above the surface, spray, and the debug lines (depth-tested)."""
         self._draw_bodies(groups, clip_side=+1)
+        shards = [(mesh, inst) for mesh, inst, edge in groups["glass"] if edge > 0.0]
+        if shards:      # shards under the surface keep a glint through it (shard_glint.frag)
+            with st.GLINT, self.programs["glint"]:
+                for mesh, inst in shards:
+                    mesh.set_instances(inst)
+                    mesh.draw()
         self._mark("glass_above")
         if len(self.spray):
             self.spray_mesh.update(self.spray.vertices())
