@@ -51,10 +51,15 @@ void main() {
         // edge-on keeps a floor of sky reflection, f >= 0.3, so an unlit shard still reads as glass.
         float nh = max(dot(n, normalize(sun + v)), 0.0);
         float flash = pow16(nh);
-        float rim = 1.0 - smoothstep(0.0, 0.15, min(bary.x, min(bary.y, bary.z)));
+        float b = min(bary.x, min(bary.y, bary.z));
+        float rim = 1.0 - smoothstep(0.0, 0.07, b);
+        // inside the bright rim a dark band, the edge seen through the glass's thickness (a long
+        // path in green glass): it outlines a shard on a pale floor where white alone would not
+        float band = smoothstep(0.05, 0.08, b) * (1.0 - smoothstep(0.14, 0.2, b));
         float fs = max(f, 0.3);
         col += sparkle * (sun_color * flash * 2.5 + refl * (fs - f) + vec3(1.0) * rim * 0.9);
-        alpha = max(alpha, sparkle * clamp(0.55 + 0.45 * flash + 0.4 * rim, 0.0, 1.0));
+        col = mix(col, vec3(0.05, 0.22, 0.12), sparkle * band * (1.0 - flash) * 0.8);
+        alpha = max(alpha, sparkle * clamp(0.55 + 0.45 * flash + 0.4 * (rim + band), 0.0, 1.0));
     }
     frag_color = vec4(col, alpha * fade);
 }
