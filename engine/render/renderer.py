@@ -20,7 +20,8 @@ Passes (each a method, each drawing with the GL state objects of engine/render/s
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
      scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
-  3. `_pass_above`: the parts of glass bodies above the surface, back to front; spray; debug lines,
+  3. `_pass_above`: the parts of glass bodies above the surface, back to front; the glints of
+     shards under the surface, added on top of the water (shard_glint.frag); spray; debug lines,
      depth-tested; then the multisampled target is resolved into the frame target;
   4. `_pass_final` (`resolve` / `present`): FXAA when MSAA is off, and the scale from
      `render_size` to the output in one full-screen pass, then the debug view's legend at full
