@@ -52,7 +52,10 @@ void main() {
         float nh = max(dot(n, normalize(sun + v)), 0.0);
         float flash = pow16(nh);
         float b = min(bary.x, min(bary.y, bary.z));
-        float rim = 1.0 - smoothstep(0.0, 0.07, b);
+        // the rim is 7% of the facet or at least ~1 pixel (distance to the edge in pixels,
+        // bary / fwidth(bary)), so it survives on a shard a few pixels across without MSAA
+        vec3 px = bary / max(fwidth(bary), vec3(1e-6));
+        float rim = max(1.0 - smoothstep(0.0, 0.07, b), 1.0 - smoothstep(0.5, 1.5, min(px.x, min(px.y, px.z))));
         // inside the bright rim a dark band, the edge seen through the glass's thickness (a long
         // path in green glass): it outlines a shard on a pale floor where white alone would not
         float band = smoothstep(0.05, 0.08, b) * (1.0 - smoothstep(0.14, 0.2, b));

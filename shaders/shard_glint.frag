@@ -33,7 +33,9 @@ void main() {
     vec3 v = normalize(camera_position - world_position);
     vec3 sun = normalize(sun_direction);
     float flash = pow16(max(dot(n, normalize(sun + v)), 0.0));
-    float rim = 1.0 - smoothstep(0.0, 0.15, min(bary.x, min(bary.y, bary.z)));
+    vec3 px = bary / max(fwidth(bary), vec3(1e-6));     // distance to the edges in pixels
+    float rim = max(1.0 - smoothstep(0.0, 0.15, min(bary.x, min(bary.y, bary.z))),
+                    1.0 - smoothstep(0.5, 1.5, min(px.x, min(px.y, px.z))));
     // Beer-Lambert on the sunlight's path down to the shard and the glint's path up to the eye
     vec3 t = transmittance(depth / max(sun.y, 0.2) + depth / max(v.y, 0.2));
     vec3 light = sun_color * max(sun.y, 0.0) + 0.5 * sky_zenith;
