@@ -20,7 +20,8 @@ Passes (each a method, each drawing with the GL state objects of engine/render/s
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
      scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
-  3. `_pass_above`: the parts of glass bodies above the surface, back to front; spray; debug lines,
+  3. `_pass_above`: the parts of glass bodies above the surface, back to front; the glints of
+     shards under the surface, added on top of the water (shard_glint.frag); spray; debug lines,
      depth-tested; then the multisampled target is resolved into the frame target;
   4. `_pass_final` (`resolve` / `present`): FXAA when MSAA is off, and the scale from
      `render_size` to the output in one full-screen pass, then the debug view's legend at full
@@ -64,6 +65,7 @@ GLASS_TINT = (0.35, 0.62, 0.45, 0.22)     # bottle-green soda-lime glass
 # per body instance: model matrix (16), tint rgba (4), fill level (1), fade (1: opaque .. 0: gone)
 BODY_INSTANCE = [4, 4, 4, 4, 4, 1, 1]
 SHARD_TINT = (0.60, 0.85, 0.68, 0.30)
+BOTTLE_VOLUME = 5e-4                        # m^3, a 0.5 l bottle's outside: the splash puff's scale
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
         "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
@@ -149,6 +151,7 @@ class Renderer:
             "water": Program("water.vert", "water.geom", "water.frag", defines=d),
             "glass": Program("glass.vert", "glass.frag", defines=d),
             "liquid": Program("glass.vert", "liquid.frag"),
+            "glint": Program("glass.vert", "shard_glint.frag"),
             "particles": Program("particles.vert", "particles.frag"),
             "lines": Program("lines.vert", "lines.frag"),
             "upscale": Program("sky.vert", "upscale.frag"),
@@ -272,16 +275,29 @@ class Renderer:
         surf = float(self._surface(np.array([x]), np.array([z]))[0])
         y = max(y, surf) if np.isfinite(surf) else y
         speed = max(float(e.speed), 0.5)
-        self.spray.emit((x, y, z), speed * 0.8, int(np.clip(40 + 60 * speed + 2e5 * e.volume, 30, 600)))
+        # the puff scales with the body: Splash.volume = V speed / 10 (couple_water.py) gives the
+        # body's volume V; k = V / BOTTLE_VOLUME is 1 for a bottle and ~0.02 for a 5 cm shard, so a
+        # shower of shards entering the water throws a few drops each, not a bottle's puff each
+        k = float(np.clip(e.volume / (0.1 * max(float(e.speed), 1e-3)) / BOTTLE_VOLUME, 0.02, 1.0))
+        count = int(np.clip((40 + 60 * speed) * k + 2e5 * e.volume, 3, 600))
+        self.spray.emit((x, y, z), speed * 0.8, count, size=0.008 * (0.5 + 0.5 * k))
         if np.isfinite(surf):
-            self.foam.add(x, z, 0.06 + 0.03 * speed, 0.9)
+            self.foam.add(x, z, 0.06 + 0.03 * speed * k, 0.9 * max(k, 0.2))
 
     def _on_shattered(self, e: ev.Shattered) -> None:
         x, y, z = e.position
         surf = float(self._surface(np.array([x]), np.array([z]))[0])
-        self.spray.emit((x, max(y, surf) if np.isfinite(surf) else y, z), 2.0 + 0.5 * float(e.impulse),
-                        int(np.clip(150 + 3e5 * e.released_volume, 150, 800)), spread=0.9, up=0.8)
-        if np.isfinite(surf) and y < surf + 0.3:
+        # the puff scales with the water thrown: the held water released (3e5 drops a m^3, as a
+        # splash's 2e5) and, at the surface, a splash of 60; a dry empty bottle throws only a few
+        # small drops, so the shards, drawn before the spray, stay in sight; a break deeper than
+        # 10 cm throws nothing up and leaves no foam over its shards
+        if np.isfinite(surf) and y < surf - 0.1:
+            return
+        wet = bool(np.isfinite(surf) and y < surf + 0.3)
+        count = int(np.clip(20 + 60 * wet + 3e5 * e.released_volume, 20, 500))
+        self.spray.emit((x, max(y, surf) if np.isfinite(surf) else y, z), 1.5 + 0.3 * float(e.impulse),
+                        count, spread=0.9, up=0.8, size=0.005)
+        if wet:
             self.foam.add(x, z, 0.15, 1.0)
 
     def _on_impact(self, e: ev.Impact) -> None:
@@ -756,6 +772,12 @@ class Renderer:
                     debug: str | None) -> None:
         """Frame target: glass above the surface, spray, and the debug lines (depth-tested)."""
         self._draw_bodies(groups, clip_side=+1)
+        shards = [(mesh, inst) for mesh, inst, edge in groups["glass"] if edge > 0.0]
+        if shards:      # shards under the surface keep a glint through it (shard_glint.frag)
+            with st.GLINT, self.programs["glint"]:
+                for mesh, inst in shards:
+                    mesh.set_instances(inst)
+                    mesh.draw()
         self._mark("glass_above")
         if len(self.spray):
             self.spray_mesh.update(self.spray.vertices())
@@ -771,6 +793,7 @@ class Renderer:
                 with st.OPAQUE, self.programs["glass"] as p:
                     p["clip_side"] = 0
                     p["edge_strength"] = 0.0
+                    p["sparkle"] = 0.0
                     for mesh, inst, _ in groups["opaque"]:
                         mesh.set_instances(inst)
                         mesh.draw()
@@ -791,6 +814,7 @@ class Renderer:
                 with state:
                     for mesh, _inst, edge in groups["glass"]:
                         p["edge_strength"] = edge
+                        p["sparkle"] = edge      # shards (edge 1) sparkle; bottles (edge 0) do not
                         mesh.draw()
 
     # -- debug -----------------------------------------------------------------------------

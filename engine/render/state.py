@@ -21,13 +21,17 @@ class DrawState:
     blend: bool = False
     cull: str | None = None            # "GL_BACK", "GL_FRONT" or None (both sides drawn)
     point_size_from_shader: bool = False
+    additive: bool = False             # with blend: colour += alpha * source, the target's alpha kept
 
     def apply(self) -> None:
         g = gl()
         (g.glEnable if self.depth_test else g.glDisable)(g.GL_DEPTH_TEST)
         g.glDepthMask(g.GL_TRUE if self.depth_write else g.GL_FALSE)
         g.glDepthFunc(getattr(g, self.depth_func))
-        if self.blend:
+        if self.blend and self.additive:
+            g.glEnable(g.GL_BLEND)
+            g.glBlendFuncSeparate(g.GL_SRC_ALPHA, g.GL_ONE, g.GL_ZERO, g.GL_ONE)
+        elif self.blend:
             g.glEnable(g.GL_BLEND)
             # colour: the usual "over"; alpha: ONE, ONE_MINUS_SRC_ALPHA keeps an opaque target
             # opaque (plain SRC_ALPHA there leaves alpha < 1 and washed-out PNGs)
@@ -58,4 +62,5 @@ TRANSPARENT_FRONT = DrawState(depth_write=False, blend=True, cull="GL_BACK")    
 PARTICLES = DrawState(depth_write=False, blend=True, point_size_from_shader=True)
 LINES = DrawState(depth_write=False)                                  # debug lines: depth-tested
 SCREEN = DrawState(depth_test=False, depth_write=False)               # full-screen passes
+GLINT = DrawState(depth_test=False, depth_write=False, blend=True, additive=True)   # shards' glints under water
 OVERLAY = DrawState(depth_test=False, depth_write=False, blend=True)  # legends over the frame
