@@ -289,7 +289,8 @@ class Simulation:
                    friction: float | None = None) -> int:
         """Add a rigid prop of uniform `density` (kg/m^3) with its centre of mass at `position`.
 
-        `model`: "box" (edge lengths `size`, m), "sphere" (`radius`, m), the name of a closed OBJ
+        `model`: "box" (edge lengths `size`, m), "sphere" (`radius`, m), "cylinder" (flat ends, axis y,
+        `radius` and length `size[1]`, m), the name of a closed OBJ
         mesh in content/models/ ("crate", "ball") or a path to one, scaled by `scale`.
         Restitution and friction default to the level's physics.
         """
