@@ -3,7 +3,8 @@
 State per slot (world frame, SI): `pos` centre of mass, `vel`, `quat` (w, x, y, z) body -> world,
 `angvel`; mass properties `mass`, `inv_mass`, `inertia`/`inv_inertia` (3x3 in the body frame,
 about the centre of mass); `volume` enclosed by the outer surface, `held_water`/`inner_volume`
-for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `friction`;
+for bottles, `submerged` (written by CoupleWater); per-body `restitution`, `friction` and `drag` (a
+pressure-drag coefficient replacing the model's, engine/drag.py; 0: the model's);
 `sleep` seconds spent at rest (asleep past `sleep_after`, the store's one setting, SLEEP_AFTER unless
 changed; any write to vel wakes nothing by itself: set sleep[slot] = 0 to wake a body); `touching`
 whether the body touched anything in the last step's contacts (written by IntegrateBodies);
@@ -64,6 +65,7 @@ class BodyStore:
     submerged: NDArray[np.float64]
     restitution: NDArray[np.float64]
     friction: NDArray[np.float64]
+    drag: NDArray[np.float64]
     radius: NDArray[np.float64]
     sleep: NDArray[np.float64]
     surface: NDArray[np.float64]
@@ -103,7 +105,7 @@ class BodyStore:
             grow(name, (3,))
         grow("quat", (4,))
         for name in ("mass", "inv_mass", "volume", "held_water", "inner_volume", "submerged",
-                     "restitution", "friction", "radius", "sleep"):
+                     "restitution", "friction", "radius", "sleep", "drag"):
             grow(name, ())
         grow("inertia", (3, 3)); grow("inv_inertia", (3, 3))
         grow("alive", (), np.bool_, False)
@@ -153,7 +155,7 @@ class BodyStore:
               velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
               orientation: Iterable[float] = (1, 0, 0, 0), *, volume: float | None = None,
               held_water: float = 0.0, inner_volume: float = 0.0, restitution: float = 0.35,
-              friction: float = 0.5, group: int = -1) -> int:
+              friction: float = 0.5, group: int = -1, drag: float = 0.0) -> int:
         """Fill a free slot (holes first, last freed first) and return it."""
         if self.free:
             s = self.free.pop()
@@ -175,6 +177,7 @@ class BodyStore:
         self.inner_volume[s] = inner_volume
         self.restitution[s] = restitution
         self.friction[s] = friction
+        self.drag[s] = drag
         self.kind[s] = KINDS.index(kind)
         self.model_id[s] = model_id
         self.group[s] = group

@@ -51,11 +51,12 @@ A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
 SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
 
-Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth"))
+Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth", "cd_body"))
 Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D
 per model (cd, below), lift C_L, the frontal-area weight omega_a (area_factor), skin friction C_f, added-mass C_a, and
 wet_depth (m): a piece over a column shallower than this feels that fraction of the force.
-cd (M, 3): each model's pressure-drag coefficient for flow along its body axes (engine/drag.py)."""
+cd (M, 3): each model's pressure-drag coefficient for flow along its body axes (engine/drag.py);
+cd_body (N,): a body's own C_D for flow from any side (BodyStore.drag), 0: its model's."""
 Response = namedtuple("Response", ("force", "torque", "submerged", "push"))
 Response.__doc__ = """implicit_forces' output per body: force and torque to apply over the next step (N, N m),
 submerged volume (m^3) and the water's reaction push (N) for push_water."""
@@ -159,7 +160,9 @@ def water_loads(models, bodies, active, planes, water, coefs, loads):
         rvx = vx - uw0
         rvz = vz - ww0
         rv2 = rvx * rvx + vy * vy + rvz * rvz
-        if rv2 > 1e-24:
+        if coefs.cd_body[b] > 0.0:
+            cd_b = coefs.cd_body[b]
+        elif rv2 > 1e-24:
             cd_b = 0.0
             for a in range(3):
                 ub = rot[0, a] * rvx + rot[1, a] * vy + rot[2, a] * rvz     # (R^T v_rel)_a

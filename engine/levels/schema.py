@@ -146,6 +146,8 @@ class BottleSpec:
     fill: float = spec("float", default=0.0, min=0.0, max=1.0, doc="fraction of the inner volume holding water")
     sealed: bool = spec("bool", default=True, doc="corked (true) or open (false)")
     model: str = spec("str", default="bottle", doc="bottle model name in content/models/")
+    drag: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=10.0,
+                              doc="C_D for flow from any side, replacing the one from its shape (engine/drag.py)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ class CoupleWater(System):
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind", "BodyStore.model_id",
              "BodyStore.pos", "BodyStore.quat", "BodyStore.vel", "BodyStore.angvel", "BodyStore.mass",
              "BodyStore.inv_mass", "BodyStore.inv_inertia", "BodyStore.volume", "BodyStore.sleep",
-             "BodyStore.sleep_after", "BodyStore.touching")
+             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag")
     WRITES = ("BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.surface", "WaterGrid.h",
               "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az")
     EMITS = (ev.Splash,)
@@ -155,7 +155,7 @@ class CoupleWater(System):
         loads = self._loads[:n]
         grid = coupling.Water(water.h, water.bed, water.u, water.w, water.ax, water.az, water.dx)
         coefs = water_forces.Coefs(self.rho, sim.gravity, self._cd, self.cl, self.area_factor, self.c_skin,
-                                   self.c_added, WET_DEPTH)
+                                   self.c_added, WET_DEPTH, store.drag[:n])
         water_forces.water_loads(pack, bodies, forced, planes, grid, coefs, loads)
         response = water_forces.Response(self._f[:n], self._t[:n], self._s[:n], self._push[:n])
         water_forces.implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
