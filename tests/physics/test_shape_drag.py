@@ -132,3 +132,49 @@ def test_a_full_bottle_sinks_at_the_terminal_speed_of_a_blunt_cylinder(lying):
     cd, area = (0.72, silhouette) if lying else (0.87, math.pi * prof[:, 1].max() ** 2)
     v_t = math.sqrt(2.0 * m_prime * G / (RHO * cd * area))
     assert _terminal(sim, e, depth) == pytest.approx(v_t, rel=0.10)
+
+
+def _quat_y(angle: float) -> tuple[float, float, float, float]:
+    return (math.cos(angle / 2.0), 0.0, math.sin(angle / 2.0), 0.0)
+
+
+def _rot(q) -> np.ndarray:
+    w, x, y, z = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+@pytest.mark.parametrize("quat, direction, override", [
+    ((1.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.0),
+    ((1.0, 0.0, 0.0, 0.0), (1.0, 0.0, 1.0), 0.0),
+    (_quat_y(math.pi / 2), (1.0, 0.0, 0.0), 0.0),
+    (_quat_y(0.4), (0.6, -0.3, 0.5), 0.0),
+    ((0.9, 0.3, -0.2, 0.25), (0.2, 0.9, -0.4), 0.0),
+    ((0.9, 0.3, -0.2, 0.25), (0.2, 0.9, -0.4), 0.9),
+])
+def test_the_drag_on_a_box_blends_its_axes_coefficients_by_the_flow_direction(quat, direction, override):
+    """water_loads on a submerged cube of side s moving at U along u^ (skin friction and lift off):
+    F_D = -1/2 rho C_D A U^2 u^ with b = R^T u^ the direction in the cube's axes, its frontal area
+    A = s^2 (|b_x| + |b_y| + |b_z|) and C_D = sum_i C_i b_i^2 (engine/drag.py), or the body's
+    own C_D where it has one (Coefs.cd_body > 0). Exact up to rounding."""
+    from engine import meshes
+    from engine.kernels import coupling, water_forces
+    s, speed, level = 0.1, 1.5, 0.5
+    cd = np.array([[1.0, 0.6, 0.3]])
+    q = np.array(quat) / np.linalg.norm(quat)
+    u_hat = np.array(direction) / np.linalg.norm(direction)
+    v, t = meshes.box((s, s, s))
+    models = coupling.pack_models([(v, t)])
+    pos = (0.32, 0.2, 0.32)
+    bodies = coupling.bodies_of([0], [pos], [q], [models.radius[0]], vel=[speed * u_hat])
+    n = 64
+    water = coupling.Water(np.full((n, n), level), np.zeros((n, n)), np.zeros((n, n + 1)), np.zeros((n + 1, n)),
+                           np.zeros((n, n + 1)), np.zeros((n + 1, n)), 0.01)
+    coefs = water_forces.Coefs(RHO, G, cd, 0.0, 1.0, 0.0, 0.0, 1e-3, np.array([override]))
+    loads = np.zeros((1, water_forces.LOADS))
+    water_forces.water_loads(models, bodies, np.array([True]), np.array([[level, 0.0, 0.0]]), water, coefs, loads)
+    b = _rot(q).T @ u_hat
+    c_d = override if override > 0 else float(np.dot(cd[0], b * b))
+    expected = -0.5 * RHO * c_d * s * s * np.abs(b).sum() * speed ** 2 * u_hat
+    np.testing.assert_allclose(loads[0, water_forces.F_D:water_forces.F_D + 3], expected, rtol=1e-9, atol=1e-9)
