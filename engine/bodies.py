@@ -3,7 +3,8 @@
 State per slot (world frame, SI): `pos` centre of mass, `vel`, `quat` (w, x, y, z) body -> world,
 `angvel`; mass properties `mass`, `inv_mass`, `inertia`/`inv_inertia` (3x3 in the body frame,
 about the centre of mass); `volume` enclosed by the outer surface, `held_water`/`inner_volume`
-for bottles, `submerged` (written by CoupleWater); per-body `restitution` and `friction`;
+for bottles, `submerged` (written by CoupleWater); per-body `restitution`, `friction` and `drag` (a
+pressure-drag coefficient replacing the model's, engine/drag.py; 0: the model's);
 `sleep` seconds spent at rest (asleep past `sleep_after`, the store's one setting, SLEEP_AFTER unless
 changed; any write to vel wakes nothing by itself: set sleep[slot] = 0 to wake a body); `touching`
 whether the body touched anything in the last step's contacts (written by IntegrateBodies);
@@ -30,7 +31,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from engine import meshes
+from engine import drag as drag_law, meshes
 from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 
@@ -64,6 +65,7 @@ class BodyStore:
     submerged: NDArray[np.float64]
     restitution: NDArray[np.float64]
     friction: NDArray[np.float64]
+    drag: NDArray[np.float64]
     radius: NDArray[np.float64]
     sleep: NDArray[np.float64]
     surface: NDArray[np.float64]
@@ -103,7 +105,7 @@ class BodyStore:
             grow(name, (3,))
         grow("quat", (4,))
         for name in ("mass", "inv_mass", "volume", "held_water", "inner_volume", "submerged",
-                     "restitution", "friction", "radius", "sleep"):
+                     "restitution", "friction", "radius", "sleep", "drag"):
             grow(name, ())
         grow("inertia", (3, 3)); grow("inv_inertia", (3, 3))
         grow("alive", (), np.bool_, False)
@@ -153,7 +155,7 @@ class BodyStore:
               velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
               orientation: Iterable[float] = (1, 0, 0, 0), *, volume: float | None = None,
               held_water: float = 0.0, inner_volume: float = 0.0, restitution: float = 0.35,
-              friction: float = 0.5, group: int = -1) -> int:
+              friction: float = 0.5, group: int = -1, drag: float = 0.0) -> int:
         """Fill a free slot (holes first, last freed first) and return it."""
         if self.free:
             s = self.free.pop()
@@ -175,6 +177,7 @@ class BodyStore:
         self.inner_volume[s] = inner_volume
         self.restitution[s] = restitution
         self.friction[s] = friction
+        self.drag[s] = drag
         self.kind[s] = KINDS.index(kind)
         self.model_id[s] = model_id
         self.group[s] = group
@@ -317,10 +320,11 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
                   prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
                   n_pair_points: int | None = None, meta: dict | None = None,
                   coupling: tuple[NDArray, NDArray] | None = None, ball: float = 0.0,
-                  pair_with_points: bool = False) -> Model:
+                  pair_with_points: bool = False, drag: tuple[float, float, float] | None = None) -> Model:
     """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry
     (and, if given, the coupling surface, moved the same way). ball > 0: the model is a ball of
-    that radius about its centre of mass, and collides as one (one contact point, its centre)."""
+    that radius about its centre of mass, and collides as one (one contact point, its centre).
+    drag: its pressure-drag coefficients along its axes (engine/drag.py); None: a sphere's."""
     v = np.asarray(vertices, float) - props.com
     pts = np.zeros((1, 3)) if ball > 0.0 else meshes.farthest_points(v, n_points)
     pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
@@ -330,20 +334,30 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
         prims = tuple(p.shifted(props.com) for p in prims)
     return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
                  normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {},
-                 pair_points=pair, point_radius=float(ball), pair_with_points=pair_with_points,
+                 pair_points=pair, point_radius=float(ball), pair_with_points=pair_with_points, drag=drag,
                  coupling=None if coupling is None else (np.asarray(coupling[0], float) - props.com,
                                                          np.asarray(coupling[1], np.int32)))
 
 
 def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[float] | None = None,
                 radius: float | None = None, scale: float = 1.0) -> tuple[int, MassProperties]:
-    """Model id and mass properties for "box", "sphere" or an OBJ (a name in content/models/ or a path)."""
+    """Model id and mass properties for "box" (`size`), "sphere" (`radius`), "cylinder" (flat ends,
+    axis y, `radius` and length `size[1]`) or an OBJ (a name in content/models/ or a path)."""
     if model == "box":
         s = meshes.vec3(size if size is not None else (0.3, 0.3, 0.3))
         key: tuple = ("box", s)
         v, t = meshes.box(s)
         prims: tuple[Primitive, ...] | None = (Primitive(BOX, half=meshes.vec3(0.5 * x for x in s)),)
         name = f"box {s[0]:g}x{s[1]:g}x{s[2]:g}"
+    elif model == "cylinder":
+        r = float(radius if radius is not None else 0.05)
+        length = float(size[1]) if size is not None else 0.3
+        key = ("cylinder", r, length)
+        # flat-ended, axis along y, 32 sides
+        v, t = meshes.lathe(np.array([(0.0, -0.5 * length), (r, -0.5 * length), (r, 0.5 * length),
+                                      (0.0, 0.5 * length)]), 32)
+        prims = None
+        name = f"cylinder {r:g}x{length:g}"
     elif model == "sphere":
         r = float(radius if radius is not None else 0.1)
         key = ("sphere", r)
@@ -366,8 +380,10 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
         unit = MassProperties(vol, vol, unit.com, 0.4 * vol * r * r * np.eye(3))
     mid = store.model_for(key)
     if mid is None:
+        cd = (None if model == "sphere" else drag_law.box(s) if model == "box"
+              else drag_law.revolution(length, 2.0 * r) if model == "cylinder" else drag_law.of_vertices(v))
         mid = store.add_model(centred_model(name, v, t, unit, prims=prims,
-                                            ball=r if model == "sphere" else 0.0), key)
+                                            ball=r if model == "sphere" else 0.0, drag=cd), key)
     return mid, scaled(unit, density)
 
 
@@ -395,7 +411,7 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
         mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
                                             n_pair_points=BOTTLE_PAIR_POINTS, pair_with_points=True,
-                                            meta=meta, coupling=_coupling_surface(bs)), key)
+                                            meta=meta, coupling=_coupling_surface(bs), drag=drag_law.bottle(v)), key)
     return mid, total, glass
 
 
@@ -467,5 +483,6 @@ def fragment_model(store: BodyStore, bs: meshes.BottleSet, piece: int, glass_den
         v, t = bs.fragments[piece]
         props = fragment_properties(bs, glass_density)[piece]
         mid = store.add_model(centred_model(f"{bs.name}_fragment_{piece}", v, t, props,
-                                            n_points=SHARD_POINTS, n_pair_points=SHARD_PAIR_POINTS), key)
+                                            n_points=SHARD_POINTS, n_pair_points=SHARD_PAIR_POINTS,
+                                            drag=drag_law.of_vertices(v)), key)
     return mid

@@ -413,6 +413,9 @@ class Model:
     # pair contacts: besides its primitives' manifolds, its pair_points meet the other body's
     # primitives (a bottle: its capsules are the convex decomposition, its vertices the flat base)
     pair_with_points: bool = False
+    # pressure-drag coefficient for flow along each body axis (engine/drag.py); None: a sphere,
+    # [physics] drag_coefficient
+    drag: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         if self.pair_points is None:

@@ -232,6 +232,8 @@ def _model_key(raw: Any) -> tuple:
         return ("box", tuple(num(x) for x in args[0]))
     if kind == "sphere" and len(args) == 1:
         return ("sphere", num(args[0]))
+    if kind == "cylinder" and len(args) == 2:
+        return ("cylinder", num(args[0]), num(args[1]))
     if kind == "obj" and len(args) == 2 and isinstance(args[0], str):
         return ("obj", args[0], num(args[1]))
     if kind == "bottle" and len(args) == 4 and isinstance(args[0], str):
@@ -259,6 +261,10 @@ def _build_model(sim: "Simulation", key: tuple, allowed: set[str]):
             if not 1e-4 <= key[1] <= 100.0:
                 raise SaveError("the save is damaged (a sphere radius)")
             bd.shape_model(scratch, "sphere", 1.0, radius=key[1])
+        elif kind == "cylinder":
+            if not (1e-4 <= key[1] <= 100.0 and 1e-4 <= key[2] <= 100.0):
+                raise SaveError("the save is damaged (a cylinder's size)")
+            bd.shape_model(scratch, "cylinder", 1.0, radius=key[1], size=(0.0, key[2], 0.0))
         elif kind == "obj":
             if not 1e-3 <= key[2] <= 100.0:
                 raise SaveError("the save is damaged (a model's scale)")

@@ -255,12 +255,13 @@ class Simulation:
     def spawn_bottle(self, position: Iterable[float], velocity: Iterable[float] = (0, 0, 0),
                      angular_velocity: Iterable[float] = (0, 0, 0),
                      orientation: Iterable[float] = (1, 0, 0, 0), fill: float = 0.0,
-                     sealed: bool = True, model: str = "bottle") -> int:
+                     sealed: bool = True, model: str = "bottle", drag: float | None = None) -> int:
         """Add a glass bottle with its centre of mass at `position`; return its entity id.
 
         `fill` is the fraction of its inner volume holding water (rigid, settled along the bottle's
         axis: it adds mass and lowers the centre of mass). `model` names a bottle set in
-        content/models/ (<model>.obj, <model>_fragments.obj, <model>.json).
+        content/models/ (<model>.obj, <model>_fragments.obj, <model>.json). `drag`: a C_D for flow
+        from any side replacing the one from its shape (engine/drag.py).
         """
         from engine import bodies as bd
         from engine.meshes import load_bottle_set
@@ -275,7 +276,7 @@ class Simulation:
         slot = self.body_store.spawn("bottle", mid, props, tuple(position), tuple(velocity),
                                      tuple(angular_velocity), tuple(orientation), volume=outer,
                                      held_water=held, inner_volume=bs.inner_volume,
-                                     restitution=phys.restitution, friction=phys.friction)
+                                     restitution=phys.restitution, friction=phys.friction, drag=_drag(drag))
         with self._context():
             e = esper.create_entity(BodyRef(slot), Bottle(model, bool(sealed), phys.glass_strength))
         self.emit(ev.Spawned(e, "bottle", self.time))
@@ -286,12 +287,14 @@ class Simulation:
                    velocity: Iterable[float] = (0, 0, 0), angular_velocity: Iterable[float] = (0, 0, 0),
                    orientation: Iterable[float] = (1, 0, 0, 0), *, size: Iterable[float] | None = None,
                    radius: float | None = None, scale: float = 1.0, restitution: float | None = None,
-                   friction: float | None = None) -> int:
+                   friction: float | None = None, drag: float | None = None) -> int:
         """Add a rigid prop of uniform `density` (kg/m^3) with its centre of mass at `position`.
 
-        `model`: "box" (edge lengths `size`, m), "sphere" (`radius`, m), the name of a closed OBJ
+        `model`: "box" (edge lengths `size`, m), "sphere" (`radius`, m), "cylinder" (flat ends, axis y,
+        `radius` and length `size[1]`, m), the name of a closed OBJ
         mesh in content/models/ ("crate", "ball") or a path to one, scaled by `scale`.
-        Restitution and friction default to the level's physics.
+        Restitution and friction default to the level's physics; `drag`, a C_D for flow from any side,
+        to the one from its shape (engine/drag.py).
         """
         from engine import bodies as bd
         if not (density > 0.0 and math.isfinite(density)):
@@ -303,7 +306,8 @@ class Simulation:
         slot = self.body_store.spawn("prop", mid, props, tuple(position), tuple(velocity), tuple(angular_velocity),
                                      tuple(orientation),
                                      restitution=phys.restitution if restitution is None else float(restitution),
-                                     friction=phys.friction if friction is None else float(friction))
+                                     friction=phys.friction if friction is None else float(friction),
+                                     drag=_drag(drag))
         with self._context():
             e = esper.create_entity(BodyRef(slot), Prop(self.body_store.models[mid].name))
         self.emit(ev.Spawned(e, "prop", self.time))
@@ -391,6 +395,15 @@ class Simulation:
 
 MAX_SPEED = 1000.0        # m/s: any faster and a body is a numerical accident, not a throw
 MAX_SPIN = 10000.0        # rad/s
+
+
+def _drag(drag: float | None) -> float:
+    """A body's drag override for BodyStore.spawn: 0 (none, its shape's) or a C_D > 0."""
+    if drag is None:
+        return 0.0
+    if not (0.0 < drag <= 10.0):
+        raise ValueError(f"drag must be a drag coefficient in (0, 10] (got {drag})")
+    return float(drag)
 
 
 def _check_motion(position: Iterable[float], velocity: Iterable[float], angular_velocity: Iterable[float],

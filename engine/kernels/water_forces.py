@@ -22,7 +22,10 @@ Dissipative loads on each piece, at its centroid, with u the velocity of the wat
     skin friction  F_S = -1/2 rho C_f A |u_t| u_t,           u_t = u_rel - u_n n
 
 With omega_a = 1, A_eff summed over the front of a body is its frontal (projected) area, so C_D is
-the body's drag coefficient on that area: 0.47 for a sphere. C_f is a flat plate's turbulent skin
+the body's drag coefficient on that area, a property of its shape (engine/drag.py): 0.47 for a
+sphere, a bottle's blended from its axial and cross-flow values. Each model m states C_i = cd[m, i]
+for flow along its body axis i, and a body takes, for the direction u^ of the water's velocity
+relative to its centre (body frame), C_D = sum_i C_i u^_i^2 for all of its pieces. C_f is a flat plate's turbulent skin
 friction coefficient (about 0.004 at Re ~ 1e5).
 
 No water, no water force: every piece's loads are weighted by min(1, h / wet_depth), h the depth
@@ -48,10 +51,12 @@ A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
 SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
 
-Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth"))
-Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D,
-lift C_L, the frontal-area weight omega_a (area_factor), skin friction C_f, added-mass C_a, and
-wet_depth (m): a piece over a column shallower than this feels that fraction of the force."""
+Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth", "cd_body"))
+Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D
+per model (cd, below), lift C_L, the frontal-area weight omega_a (area_factor), skin friction C_f, added-mass C_a, and
+wet_depth (m): a piece over a column shallower than this feels that fraction of the force.
+cd (M, 3): each model's pressure-drag coefficient for flow along its body axes (engine/drag.py);
+cd_body (N,): a body's own C_D for flow from any side (BodyStore.drag), 0: its model's."""
 Response = namedtuple("Response", ("force", "torque", "submerged", "push"))
 Response.__doc__ = """implicit_forces' output per body: force and torque to apply over the next step (N, N m),
 submerged volume (m^3) and the water's reaction push (N) for push_water."""
@@ -151,6 +156,20 @@ def water_loads(models, bodies, active, planes, water, coefs, loads):
         vx, vy, vz = vel[b, 0], vel[b, 1], vel[b, 2]
         ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
         m = model_id[b]
+        # the body's C_D for the flow direction at its centre, in its own axes: sum_i C_i u^_i^2
+        rvx = vx - uw0
+        rvz = vz - ww0
+        rv2 = rvx * rvx + vy * vy + rvz * rvz
+        if coefs.cd_body[b] > 0.0:
+            cd_b = coefs.cd_body[b]
+        elif rv2 > 1e-24:
+            cd_b = 0.0
+            for a in range(3):
+                ub = rot[0, a] * rvx + rot[1, a] * vy + rot[2, a] * rvz     # (R^T v_rel)_a
+                cd_b += cd[m, a] * ub * ub
+            cd_b /= rv2
+        else:
+            cd_b = (cd[m, 0] + cd[m, 1] + cd[m, 2]) / 3.0
         v0 = vert_off[m]
         nv = vert_off[m + 1] - v0
         if world.shape[0] < nv:
@@ -291,7 +310,7 @@ def water_loads(models, bodies, active, planes, water, coefs, loads):
                 else:
                     uw, ww = _water_velocity_scaled(u, w, (cx0 + rx) * inv_dx, (cz0 + rz) * inv_dx)
                 qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, wgt * area, vx, vy, vz, ox, oy, oz,
-                                                            rx, ry, rz, uw, ww, rho, cd, cl, area_factor, c_skin)
+                                                            rx, ry, rz, uw, ww, rho, cd_b, cl, area_factor, c_skin)
                 dfx += qfx
                 dfy += qfy
                 dfz += qfz

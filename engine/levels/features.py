@@ -238,6 +238,8 @@ class ObjectSpec:
                                                    doc='"box": edge lengths, m (0.3 each)')
     radius: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=50.0,
                                 doc='"sphere": m (0.1)')
+    drag: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=10.0,
+                              doc="C_D for flow from any side, replacing the one from its shape (engine/drag.py)")
 
     def check(self) -> list[Problem]:
         return _body_keys(self)

@@ -146,6 +146,8 @@ class BottleSpec:
     fill: float = spec("float", default=0.0, min=0.0, max=1.0, doc="fraction of the inner volume holding water")
     sealed: bool = spec("bool", default=True, doc="corked (true) or open (false)")
     model: str = spec("str", default="bottle", doc="bottle model name in content/models/")
+    drag: float | None = spec("float", default=None, min=0.0, exclusive_min=True, max=10.0,
+                              doc="C_D for flow from any side, replacing the one from its shape (engine/drag.py)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +167,8 @@ class PhysicsSpec:
     restitution: float = spec("float", default=0.35, min=0.0, max=1.0, doc="bounce, 0 (dead) to 1 (elastic)")
     friction: float = spec("float", default=0.5, min=0.0, max=5.0, doc="Coulomb friction coefficient")
     drag_coefficient: float = spec("float", default=0.47, min=0.0, max=10.0,
-                                   doc="C_D on a body's frontal area (0.47: a sphere at Re 1e4-1e5)")
+                                   doc="a sphere's C_D on its frontal area (0.47 at Re 1e4-1e5, Hoerner 3-8); other "
+                                       "shapes take theirs from their shape (engine/drag.py: bottle, box, shard)")
     lift_coefficient: float = spec("float", default=0.007, min=0.0, max=10.0, doc="C_L (Chentanez & Mueller 2010)")
     area_factor: float = spec("float", default=1.0, min=0.0, max=1.0,
                               doc="omega in A_eff = A (omega n.u + 1 - omega); 1: the frontal area")

@@ -18,7 +18,7 @@ def apply_level(sim: "Simulation") -> None:
     apply_terrain(sim)
     for spec in level.bottles:
         sim.spawn_bottle(spec.position, spec.velocity, spec.angular_velocity, spec.orientation,
-                         fill=spec.fill, sealed=spec.sealed, model=spec.model)
+                         fill=spec.fill, sealed=spec.sealed, model=spec.model, drag=spec.drag)
     spawn_objects(sim)
     if level.wave_makers:
         from engine.systems.wave_maker import WaveMakers
@@ -58,6 +58,8 @@ def body_arguments(level: "Level", spec: Any) -> dict[str, Any]:
     mat = material_of(level, spec)
     kw: dict[str, Any] = dict(model=spec.model, density=mat.density, restitution=mat.restitution,
                               friction=mat.friction, scale=spec.scale)
+    if getattr(spec, "drag", None) is not None:
+        kw["drag"] = spec.drag
     if spec.model == "box":
         kw["size"] = tuple(s * spec.scale for s in (spec.size or (0.3, 0.3, 0.3)))
     if spec.model == "sphere":

@@ -37,7 +37,7 @@ class CoupleWater(System):
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind", "BodyStore.model_id",
              "BodyStore.pos", "BodyStore.quat", "BodyStore.vel", "BodyStore.angvel", "BodyStore.mass",
              "BodyStore.inv_mass", "BodyStore.inv_inertia", "BodyStore.volume", "BodyStore.sleep",
-             "BodyStore.sleep_after", "BodyStore.touching")
+             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag")
     WRITES = ("BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.surface", "WaterGrid.h",
               "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az")
     EMITS = (ev.Splash,)
@@ -54,6 +54,7 @@ class CoupleWater(System):
         self.displaced = 0.0            # m^3 of body volume currently counted in water.h
         self._packed_models = -1
         self._pack: coupling.Models | None = None
+        self._cd = np.zeros((0, 3))
         self._f = np.zeros((0, 3))
         self._t = np.zeros((0, 3))
         self._s = np.zeros(0)
@@ -81,6 +82,9 @@ class CoupleWater(System):
         if len(models) != self._packed_models:
             self._pack = coupling.pack_models(
                 [m.coupling if m.coupling is not None else (m.vertices, m.triangles) for m in models])
+            # pressure drag per model along its body axes (engine/drag.py); None: a sphere's
+            self._cd = np.array([m.drag if m.drag is not None else (self.cd,) * 3 for m in models],
+                                np.float64).reshape(-1, 3)
             self._packed_models = len(models)
         assert self._pack is not None
         return self._pack
@@ -150,8 +154,8 @@ class CoupleWater(System):
         touching = store.touching[:n]        # bodies in contact (IntegrateBodies, this step)
         loads = self._loads[:n]
         grid = coupling.Water(water.h, water.bed, water.u, water.w, water.ax, water.az, water.dx)
-        coefs = water_forces.Coefs(self.rho, sim.gravity, self.cd, self.cl, self.area_factor, self.c_skin,
-                                   self.c_added, WET_DEPTH)
+        coefs = water_forces.Coefs(self.rho, sim.gravity, self._cd, self.cl, self.area_factor, self.c_skin,
+                                   self.c_added, WET_DEPTH, store.drag[:n])
         water_forces.water_loads(pack, bodies, forced, planes, grid, coefs, loads)
         response = water_forces.Response(self._f[:n], self._t[:n], self._s[:n], self._push[:n])
         water_forces.implicit_forces(loads, forced, bodies, touching, coefs, dt, response)

@@ -54,7 +54,7 @@ class Shatter(System):
               "BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.sleep", "BodyStore.mass",
               "BodyStore.inv_mass", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.volume",
               "BodyStore.radius", "BodyStore.held_water", "BodyStore.inner_volume", "BodyStore.restitution",
-              "BodyStore.friction", "BodyStore.group", "Simulation.rng", "Simulation.water_in_flight")
+              "BodyStore.friction", "BodyStore.drag", "BodyStore.group", "Simulation.rng", "Simulation.water_in_flight")
     EMITS = (ev.Shattered, ev.Spawned)
 
     def bind(self, sim) -> None:

@@ -65,7 +65,7 @@ def loads_of(v, t, pos, vel=(0, 0, 0), pool=None, quat=(1, 0, 0, 0), cd=0.8, are
     loads = np.zeros((1, water_forces.LOADS))
     water = coupling.Water(pool.eta - pool.bed, pool.bed, pool.u, pool.w, np.zeros_like(pool.u),
                            np.zeros_like(pool.w), pool.dx)
-    coefs = water_forces.Coefs(RHO, G, cd, 0.0, area_factor, c_skin, 0.0, 1e-3)
+    coefs = water_forces.Coefs(RHO, G, np.full((1, 3), cd), 0.0, area_factor, c_skin, 0.0, 1e-3, np.zeros(1))
     water_forces.water_loads(models, bodies, np.array([True]), planes_for(pool, pos, radius), water, coefs, loads)
     return loads[0]
 
