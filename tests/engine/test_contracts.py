@@ -197,6 +197,9 @@ def test_an_unknown_entry_is_refused_when_the_class_is_defined() -> None:
     with pytest.raises(TypeError, match="not an event type"):
         class Emits(System):
             EMITS = ("Splash",)
+    with pytest.raises(TypeError, match="names another system's attribute"):
+        class Seam(System):     # systems share data through stores: another system's attribute is no entry
+            READS = ("system:CoupleWater.b_prev",)
 
 
 def test_recording_changes_nothing() -> None:
