@@ -170,6 +170,8 @@ class Blockers:
 
 
 def terrain_bed(sim) -> NDArray[np.float64]:
-    """The ground the bodies stand on: the terrain under any solid columns (the water's bed where
-    nothing blocks)."""
-    return sim.columns.terrain
+    """The ground the bodies stand on: the terrain under the solid columns (sim.columns) once
+    anything has been stood there (they keep the bed = max(terrain, tops) from then on); until
+    then the water's bed itself, which is the terrain (and follows an edit of the bed)."""
+    columns = sim.columns
+    return columns.terrain if np.isfinite(columns.tops).any() else sim.water.bed

@@ -58,7 +58,7 @@ class IntegrateBodies(System):
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.radius",
              "BodyStore.model_id", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.inv_mass",
              "BodyStore.restitution", "BodyStore.friction", "BodyStore.group", "BodyStore.sleep_after",
-             "SolidColumns.terrain")
+             "SolidColumns.terrain", "SolidColumns.tops", "WaterGrid.bed")
     WRITES = ("BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat", "BodyStore.force",
               "BodyStore.torque", "BodyStore.sleep", "BodyStore.touching", "BodyStore.contact_keys",
               "BodyStore.contact_impulses", "BodyStore.contact_dt")
