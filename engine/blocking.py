@@ -7,7 +7,7 @@ bed back and the water flows in (engine/kernels/blocking.py). Two kinds of tops 
 barriers, which stay until changed (a game tool draws them), and the tops of the blocking bodies,
 which `Blockers` recomputes every step.
 
-    columns = sim.get_system("CoupleWater").blockers.columns
+    columns = sim.columns                 # the Simulation's store (CoupleWater's blockers update it)
     walls = columns.free_tops()           # -inf everywhere: nothing
     walls[10:12, 5:40] = 0.5              # a wall 0.5 m high along 35 cells
     columns.set_barriers(sim.water, walls)
@@ -96,7 +96,6 @@ class Blockers:
 
     def __init__(self, sim) -> None:
         self.sim = sim
-        self.columns = SolidColumns(sim.water)
         phys = sim.level.physics
         self.block_mass = float(phys.block_mass)
         self.rho = float(phys.water_density)
@@ -106,6 +105,11 @@ class Blockers:
         self._bottom = self.columns.free_tops()
         self._tops = self.columns.free_tops()
         self.solid = np.zeros(self.columns.terrain.shape, np.bool_)   # columns standing solid now
+
+    @property
+    def columns(self) -> SolidColumns:
+        """The Simulation's solid columns (sim.columns, a store: engine/contracts.py)."""
+        return self.sim.columns
 
     def mark(self, entity: int, blocks: bool | None = True) -> None:
         """Make a body block the flow (True), never block it (False), or follow the mass rule (None)."""
@@ -166,9 +170,8 @@ class Blockers:
 
 
 def terrain_bed(sim) -> NDArray[np.float64]:
-    """The ground the bodies stand on: the terrain under any solid columns (the water's bed where
-    nothing blocks)."""
-    try:
-        return sim.get_system("CoupleWater").blockers.columns.terrain
-    except (KeyError, AttributeError):
-        return sim.water.bed
+    """The ground the bodies stand on: the terrain under the solid columns (sim.columns) once
+    anything has been stood there (they keep the bed = max(terrain, tops) from then on); until
+    then the water's bed itself, which is the terrain (and follows an edit of the bed)."""
+    columns = sim.columns
+    return columns.terrain if np.isfinite(columns.tops).any() else sim.water.bed

@@ -12,7 +12,14 @@ Vocabulary (one entry each; engine.systems.base.System checks them when a class 
                             held_water, surface, touching, contact_keys ...), "slots" (n, capacity,
                             the free list), "models" (the model registry), "sleep_after"
     "Simulation.<field>"    water_in_flight, rng (the seeded generator: drawing from it writes it)
-    "system:<Name>.<attr>"  an attribute of another system: a seam to remove, declared so it shows
+    "HullField.<field>"     covered, displaced: what the bodies hold aside in the water's depth
+                            (sim.hull, engine/hull.py)
+    "SolidColumns.<field>"  terrain, barriers, bodies, tops: the solid columns standing on the
+                            terrain (sim.columns, engine/blocking.py; `moved` is free to read)
+
+Systems talk through these stores, components and events only: there is no entry for another
+system's attributes. A system that looks another up (`sim.get_system`) and reads it is recorded
+as touching "system:<Name>.<attr>", which no contract can declare, so it is always a violation.
 
 Writing implies reading. Configuration is free to read and is not part of a contract: the level
 (sim.level), the clock (sim.time, steps, dt), sim.gravity, the grid's dx, shape and friction settings.
@@ -26,7 +33,7 @@ asks for. Writes are found by comparing every store field, the components of eve
 water in flight and the generator's state before and after each system's process(), and from the
 entities it creates or deletes and the components it adds or removes (esper's functions are
 wrapped while recording). `sim.get_system(name)` from inside a system hands out a proxy that
-records "system:<Name>.<attr>" for whatever it reads there.
+records "system:<Name>.<attr>" for whatever it reads there (never declarable: see above).
 
     with Recorder(sim) as rec:
         sim.step(5)
@@ -55,6 +62,8 @@ FIELDS: dict[str, frozenset[str]] = {
     "WaterGrid": frozenset(ARRAYS + ("source_volume", "substeps", "sources")),
     "BodyStore": frozenset(_STORE_ARRAYS + ("slots", "models", "sleep_after")),
     "Simulation": frozenset(("water_in_flight", "rng")),
+    "HullField": frozenset(("covered", "displaced")),
+    "SolidColumns": frozenset(("terrain", "barriers", "bodies", "tops")),
 }
 # attribute -> vocabulary field, where they differ
 _ALIAS = {
@@ -62,6 +71,8 @@ _ALIAS = {
     "BodyStore": {"n": "slots", "capacity": "slots", "free": "slots", "_model_keys": "models",
                   "_packed": "models", "_packed_count": "models"},
     "Simulation": {},
+    "HullField": {},
+    "SolidColumns": {},
 }
 # configuration and handles: free to read
 _FREE = {
@@ -70,6 +81,8 @@ _FREE = {
     "BodyStore": frozenset(),
     "Simulation": frozenset(("time", "steps", "dt", "gravity", "level", "world_name", "pool_entity",
                              "water_entity", "failures", "mods")),
+    "HullField": frozenset(),
+    "SolidColumns": frozenset(("moved",)),     # the volume the last update moved: a diagnostic
 }
 
 
@@ -88,15 +101,11 @@ def check_entries(owner: str, attr: str, entries: Iterable[Entry]) -> frozenset[
             raise TypeError(f"{owner}.{attr}: {e!r} is not {'an event type' if attr == 'EMITS' else 'an entry'} "
                             "(see engine/contracts.py for the vocabulary)")
         if e.startswith("system:"):
-            name, _, part = e[len("system:"):].partition(".")
-            if not (name.isidentifier() and part.isidentifier()):
-                raise TypeError(f'{owner}.{attr}: "{e}" must read "system:<Name>.<attribute>"')
-            out.add(e)
-            continue
+            raise TypeError(f'{owner}.{attr}: "{e}" names another system\'s attribute; systems talk through '
+                            f'stores, components and events (share the data in a store: {", ".join(FIELDS)})')
         store, _, part = e.partition(".")
         if store not in FIELDS:
-            raise TypeError(f'{owner}.{attr}: "{e}" names no store (stores: {", ".join(FIELDS)}; '
-                            'another system\'s attribute is "system:<Name>.<attribute>")')
+            raise TypeError(f'{owner}.{attr}: "{e}" names no store (stores: {", ".join(FIELDS)})')
         if part not in FIELDS[store]:
             raise TypeError(f'{owner}.{attr}: {store} has no field "{part}" (fields: {", ".join(sorted(FIELDS[store]))})')
         out.add(e)
@@ -213,6 +222,10 @@ class _SimProxy(_Proxy):
             return rec._proxy(system, real.body_store, "BodyStore")
         if name == "events":
             return rec._events(system, real.events)
+        if name == "hull":
+            return rec._proxy(system, real.hull, "HullField")
+        if name == "columns":
+            return rec._proxy(system, real.columns, "SolidColumns")
         if name == "get_system":
             return lambda other: rec._system_proxy(system, real.get_system(other))
         return _Proxy.__getattr__(self, name)
@@ -455,6 +468,11 @@ class Recorder:
         snap["WaterGrid.sources"] = (dict(vars(grid)["_sources"]), grid._next_source)
         snap["Simulation.water_in_flight"] = sim.water_in_flight
         snap["Simulation.rng"] = repr(sim.rng.bit_generator.state)
+        snap["HullField.covered"] = (sim.hull.covered.shape, sim.hull.covered.tobytes())
+        snap["HullField.displaced"] = sim.hull.displaced
+        for name in FIELDS["SolidColumns"]:
+            a = getattr(sim.columns, name)
+            snap[f"SolidColumns.{name}"] = (a.shape, a.tobytes())
         for kind, table in comps.items():
             snap[kind] = table
         return snap

@@ -3,7 +3,7 @@
 Shards are capped by Shatter (the oldest go first, `physics.max_shards`). Bottles and props are
 capped here, when a spawn takes their count past `physics.max_bottles` / `physics.max_props`:
 
-    retire first the settled ones (asleep: at rest for IntegrateBodies.sleep_after seconds),
+    retire first the settled ones (asleep: at rest for BodyStore.sleep_after seconds),
     oldest first (lowest entity id: ids only grow), then, if none is settled, the oldest.
 
 A retired bottle's held water goes to the pool where it stands (moved, not created: the total
@@ -37,13 +37,7 @@ def retire_over_cap(sim: "Simulation", kind: str, keep: int | None = None) -> li
     if over <= 0:
         return []
     st = sim.body_store
-    try:
-        from engine.systems import IntegrateBodies
-        integrate = sim.get_system("IntegrateBodies")
-        assert isinstance(integrate, IntegrateBodies)
-        sleep_after = float(integrate.sleep_after)
-    except (KeyError, AttributeError):
-        sleep_after = float("inf")
+    sleep_after = float(st.sleep_after)      # the body store's setting (IntegrateBodies sleeps by it)
     candidates = [e for e in live if e != keep]
     slots = {e: sim.body(e).slot for e in candidates}
     settled = [e for e in candidates if st.sleep[slots[e]] >= sleep_after]

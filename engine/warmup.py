@@ -130,7 +130,7 @@ def _columns() -> None:
     SolidColumns.update compares the water's read-only bed view (WaterGrid.read) with the new tops,
     a signature no other group reaches."""
     sim = _sim(_SMALL)
-    columns = sim.get_system("CoupleWater").blockers.columns
+    columns = sim.columns
     walls = columns.free_tops()
     walls[2:4, 2:10] = 0.5
     columns.set_barriers(sim.water, walls)

@@ -25,9 +25,11 @@ import numpy as np
 
 from engine import events as ev
 from engine import health
+from engine.blocking import SolidColumns
 from engine.bodies import Body, BodyStore
 from engine.components import BodyRef, Bottle, Pool, Prop, WaterGrid
 from engine.errors import SimulationError
+from engine.hull import HullField
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
 from engine.retire import retire_over_cap
@@ -69,6 +71,12 @@ class Simulation:
             esper.clear_database()
             self.pool_entity = esper.create_entity(Pool(self.level.pool, self.level.water.boundary))
             self.water_entity = esper.create_entity(WaterGrid.from_level(self.level))
+        # stores the systems share (engine/contracts.py names their fields): what the bodies hold
+        # aside in the water's depth (CoupleWater writes it, StepFluid reads it) and the solid
+        # columns standing on the terrain (CoupleWater's blockers and the game's barriers write
+        # them, IntegrateBodies stands bodies on their terrain)
+        self.hull = HullField(self.water.shape)
+        self.columns = SolidColumns(self.water)
         for cls in SIMULATION:
             self.add_system(cls())
         apply_level(self)
@@ -238,10 +246,7 @@ class Simulation:
         Bodies push water aside by raising h where they sit (the covered-height field), so
         `water.volume()` counts the water plus what the bodies displace; this is the second part.
         """
-        for s in self._systems:
-            if isinstance(s, CoupleWater):
-                return float(s.displaced)
-        return 0.0
+        return float(self.hull.displaced)
 
     def total_water(self) -> float:
         """All water in the simulation, m^3: the pool, water held in bottles, water in flight.

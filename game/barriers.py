@@ -40,10 +40,7 @@ class Barriers:
         """Tell the engine's solid columns (engine/blocking.py) about the change, so that the bed they
         recompute whenever a blocking body moves (max(terrain, barriers, bodies)) keeps these barriers.
         The bed and water are already as the columns want them: nothing more is moved."""
-        try:
-            cols = self.sim.get_system("CoupleWater").blockers.columns
-        except (KeyError, AttributeError):
-            return
+        cols = self.sim.columns
         tops = cols.barriers.copy()
         change(tops)
         cols.set_barriers(self.sim.water, tops)

@@ -28,7 +28,11 @@ class CoupleWater(System):
     IntegrateBodies. The water takes the momentum the drag took (ax, az of the next water step).
 
     Blocking bodies (engine/blocking.py): heavy props standing on the bed turn their footprint into
-    solid columns of the water's bed first (`blockers`; barriers can be stood there too).
+    solid columns of the water's bed first (`blockers`, which update the Simulation's store
+    sim.columns; barriers can be stood there too).
+
+    What the bodies hold aside in the water's depth is the Simulation's HullField (engine/hull.py):
+    `b_prev` is sim.hull.covered and `displaced` sim.hull.displaced (StepFluid reads them).
 
     It leaves the fitted surface around each body in BodyStore.surface (HeldWater pours by it).
     Contract: below (engine/contracts.py).
@@ -37,9 +41,11 @@ class CoupleWater(System):
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind", "BodyStore.model_id",
              "BodyStore.pos", "BodyStore.quat", "BodyStore.vel", "BodyStore.angvel", "BodyStore.mass",
              "BodyStore.inv_mass", "BodyStore.inv_inertia", "BodyStore.volume", "BodyStore.sleep",
-             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag")
+             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag", "SolidColumns.terrain",
+             "SolidColumns.barriers")
     WRITES = ("BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.surface", "WaterGrid.h",
-              "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az")
+              "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az", "HullField.covered",
+              "HullField.displaced", "SolidColumns.bodies", "SolidColumns.tops")
     EMITS = (ev.Splash,)
 
     def bind(self, sim) -> None:
@@ -51,7 +57,7 @@ class CoupleWater(System):
         self.b_static = np.zeros_like(water.h)
         self._static_set = np.zeros(0, dtype=np.bool_)
         self.blur_passes = BLUR_PASSES
-        self.displaced = 0.0            # m^3 of body volume currently counted in water.h
+        self.displaced = 0.0            # m^3 of body volume currently counted in water.h (sim.hull)
         self._packed_models = -1
         self._pack: coupling.Models | None = None
         self._cd = np.zeros((0, 3))
@@ -75,6 +81,24 @@ class CoupleWater(System):
         self._loads = np.zeros((0, water_forces.LOADS))
         self._push = np.zeros((0, 3))
         self.plane_tau = phys.surface_tau
+
+    @property
+    def b_prev(self) -> np.ndarray:
+        """The covered height counted in water.h now (m per cell): the store sim.hull.covered."""
+        return self.sim.hull.covered
+
+    @b_prev.setter
+    def b_prev(self, covered: np.ndarray) -> None:
+        self.sim.hull.covered = covered
+
+    @property
+    def displaced(self) -> float:
+        """m^3 of body volume counted in water.h: the store sim.hull.displaced."""
+        return self.sim.hull.displaced
+
+    @displaced.setter
+    def displaced(self, volume: float) -> None:
+        self.sim.hull.displaced = volume
 
     def _pack_models(self) -> coupling.Models:
         store = self.sim.body_store

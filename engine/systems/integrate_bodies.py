@@ -51,14 +51,14 @@ class IntegrateBodies(System):
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).
 
-    The ground it stands bodies on is the terrain under CoupleWater's solid columns
-    (engine.blocking.terrain_bed: the one read of another system's state left, declared below).
+    The ground it stands bodies on is the terrain under the solid columns (engine.blocking.terrain_bed:
+    the Simulation's store sim.columns, which CoupleWater's blockers update).
     """
 
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.radius",
              "BodyStore.model_id", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.inv_mass",
              "BodyStore.restitution", "BodyStore.friction", "BodyStore.group", "BodyStore.sleep_after",
-             "system:CoupleWater.blockers")
+             "SolidColumns.terrain", "SolidColumns.tops", "WaterGrid.bed")
     WRITES = ("BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat", "BodyStore.force",
               "BodyStore.torque", "BodyStore.sleep", "BodyStore.touching", "BodyStore.contact_keys",
               "BodyStore.contact_impulses", "BodyStore.contact_dt")

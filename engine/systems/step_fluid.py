@@ -19,7 +19,7 @@ class StepFluid(System):
     Contract: below (engine/contracts.py).
     """
 
-    READS = ("WaterGrid.bed", "WaterGrid.sources", "system:CoupleWater.b_prev", "system:CoupleWater.displaced")
+    READS = ("WaterGrid.bed", "WaterGrid.sources", "HullField.covered", "HullField.displaced")
     WRITES = ("WaterGrid.h", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az", "WaterGrid.source_volume",
               "WaterGrid.substeps")
     EMITS = ()
@@ -41,17 +41,15 @@ class StepFluid(System):
         """Nothing to restore (see state())."""
 
     def _covered(self, grid: WaterGrid) -> NDArray | None:
-        """The covered height CoupleWater holds in this grid's h (its b_prev), or None."""
-        if grid is not getattr(self.sim, "water", None):
+        """The covered height the bodies hold in the pool's h (sim.hull, CoupleWater writes it), or
+        None where it holds nothing or the grid is not the pool's."""
+        if grid is not self.sim.water:
             return None
-        try:
-            cw = self.sim.get_system("CoupleWater")
-        except KeyError:
+        hull = self.sim.hull
+        if hull.displaced == 0.0:
             return None
-        b = getattr(cw, "b_prev", None)
-        if b is None or b.shape != grid.shape or getattr(cw, "displaced", 0.0) == 0.0:
-            return None
-        return b
+        b = hull.covered
+        return b if b.shape == grid.shape else None
 
     def process(self, dt: float) -> None:
         for ent, grid in esper.get_component(WaterGrid):

@@ -25,7 +25,8 @@ def _scene(sim: Simulation) -> None:
     """Everything the engine's systems do within a few steps: an open full bottle upside down above
     the water (pours: parcels, a new mass model), an open empty one under water (fills), a sealed
     one thrown at a wall (Impact, Shattered, Spawned), one broken between steps above the water
-    (its water waits in a Shattered event), a crate dropped in (Splash)."""
+    (its water waits in a Shattered event), a crate dropped in (Splash), a heavy stone box standing
+    on the bed (solid columns: engine/blocking.py)."""
     level = sim.level
     sx, sz = level.pool.size
     y = level.water.level + 0.35
@@ -35,6 +36,8 @@ def _scene(sim: Simulation) -> None:
     sim.spawn_bottle((0.25, y, 0.3 * sz), velocity=(-25.0, 0.0, 0.0), fill=0.5)
     sim.spawn_body("crate", 400.0, (0.4 * sx, level.water.level + 0.12, 0.6 * sz), velocity=(0.0, -3.0, 0.0))
     sim.shatter(sim.spawn_bottle((0.7 * sx, y + 0.3, 0.6 * sz), fill=0.5))
+    # 0.3 x 0.2 x 0.3 m at 2600 kg/m^3: 47 kg, over [physics] block_mass, denser than the water
+    sim.spawn_body("box", 2600.0, (0.3 * sx, 0.15, 0.3 * sz), size=(0.3, 0.2, 0.3))
 
 
 def _record(sim: Simulation, usage: dict, steps: int = 6) -> list[str]:
@@ -197,6 +200,9 @@ def test_an_unknown_entry_is_refused_when_the_class_is_defined() -> None:
     with pytest.raises(TypeError, match="not an event type"):
         class Emits(System):
             EMITS = ("Splash",)
+    with pytest.raises(TypeError, match="names another system's attribute"):
+        class Seam(System):     # systems share data through stores: another system's attribute is no entry
+            READS = ("system:CoupleWater.b_prev",)
 
 
 def test_recording_changes_nothing() -> None:
