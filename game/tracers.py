@@ -1,7 +1,8 @@
 """Dye: tracer particles dropped on the water that drift with the flow (seed 004's particles).
 
 Tracers are massless points on the surface, moved each physics step by the depth-averaged
-velocity at their position (bilinear in the staggered faces), midpoint rule:
+velocity at their position (bilinear in the staggered faces, the engine's
+`engine.kernels.coupling.water_velocities`), midpoint rule:
 
     x* = x + (dt/2) v(x),   x' = x + dt v(x*)
 
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.kernels.coupling import water_velocities
 from engine.systems.base import System
 
 if TYPE_CHECKING:
@@ -24,24 +26,6 @@ LIFETIME = 40.0      # s a tracer lives
 MAX_TRACERS = 3000
 BLOB = 120           # tracers per drop
 BLOB_RADIUS = 0.12   # m
-
-
-def face_velocity(u: NDArray, w: NDArray, dx: float, x: NDArray, z: NDArray) -> tuple[NDArray, NDArray]:
-    """Velocity (vx, vz) at points (x, z): u bilinear on x faces at (i dx, (k + 1/2) dx), w on z
-    faces at ((i + 1/2) dx, k dx); points are clamped into the grid."""
-    def bilinear(a: NDArray, gx: NDArray, gz: NDArray) -> NDArray:
-        rows, cols = a.shape
-        gx = np.clip(gx, 0.0, cols - 1.000001)
-        gz = np.clip(gz, 0.0, rows - 1.000001)
-        i = gx.astype(np.int64)
-        k = gz.astype(np.int64)
-        fx, fz = gx - i, gz - k
-        return ((1 - fx) * (1 - fz) * a[k, i] + fx * (1 - fz) * a[k, i + 1]
-                + (1 - fx) * fz * a[k + 1, i] + fx * fz * a[k + 1, i + 1])
-
-    vx = bilinear(u, x / dx, z / dx - 0.5)
-    vz = bilinear(w, x / dx - 0.5, z / dx)
-    return vx, vz
 
 
 class Tracers(System):
@@ -80,10 +64,10 @@ class Tracers(System):
             return
         water = self.sim.water
         u, w, dx = water.read("u"), water.read("w"), float(water.dx)
-        x, z = self.xz[:, 0], self.xz[:, 1]
-        vx, vz = face_velocity(u, w, dx, x, z)
+        x, z = np.ascontiguousarray(self.xz[:, 0]), np.ascontiguousarray(self.xz[:, 1])
+        vx, vz = water_velocities(u, w, x, z, dx)
         xm, zm = x + 0.5 * dt * vx, z + 0.5 * dt * vz
-        vx, vz = face_velocity(u, w, dx, xm, zm)
+        vx, vz = water_velocities(u, w, xm, zm, dx)
         self.xz = np.c_[x + dt * vx, z + dt * vz]
         h = water.read("h")
         nz, nx = h.shape

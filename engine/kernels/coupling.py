@@ -102,6 +102,18 @@ def water_velocity(u: np.ndarray, w: np.ndarray, x: float, z: float, dx: float) 
     return _water_velocity_scaled(u, w, x / dx, z / dx)
 
 
+@njit(cache=True)
+def water_velocities(u: np.ndarray, w: np.ndarray, x: np.ndarray, z: np.ndarray,
+                     dx: float) -> tuple[np.ndarray, np.ndarray]:
+    """`water_velocity` at the points (x[j], z[j]): the arrays (vx, vz)."""
+    n = x.shape[0]
+    vx = np.empty(n)
+    vz = np.empty(n)
+    for j in range(n):
+        vx[j], vz[j] = _water_velocity_scaled(u, w, x[j] / dx, z[j] / dx)
+    return vx, vz
+
+
 @njit(cache=True, inline="always")
 def _water_velocity_scaled(u, w, gx, gz):
     """`water_velocity` at (x, z) = (gx, gz) dx, given in cell units (a caller with many points

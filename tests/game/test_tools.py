@@ -97,10 +97,11 @@ def test_dye_drifts_with_the_flow(game):
     tr = sim.get_system("Tracers")
     assert len(tr.xz) > 0
     start = tr.xz.mean(axis=0)
-    from game.tracers import face_velocity
+    from engine.kernels.coupling import water_velocities
     water = sim.water
     water.u[:, 1:-1] = 0.1                                      # a uniform current in x
-    vx, vz = face_velocity(water.read("u"), water.read("w"), water.dx, tr.xz[:, 0], tr.xz[:, 1])
+    vx, vz = water_velocities(water.read("u"), water.read("w"), tr.xz[:, 0].copy(), tr.xz[:, 1].copy(),
+                              float(water.dx))
     np.testing.assert_allclose(vx, 0.1, rtol=1e-6)
     np.testing.assert_allclose(vz, 0.0, atol=1e-12)
     # one tracer step in a frozen uniform field moves each point by u dt exactly
