@@ -123,7 +123,7 @@ def run(quick: bool) -> dict[str, Any]:
     """Time the water step at each size; return the table and the machine's figures."""
     t = time.perf_counter()
     first = pool(32)
-    first.step(DT)                       # loads the kernels from the cache (or compiles them)
+    first.step(DT, 0.0, schedule.Scheduler())   # loads the kernels from the cache (or compiles them)
     _seed_stepper(first)()
     _plain_stepper(first)()
     first_call = time.perf_counter() - t
@@ -132,10 +132,11 @@ def run(quick: bool) -> dict[str, Any]:
     cases.insert(4, ("512x512 shore", shore(512)))
     rows = []
     for name, grid in cases:
+        scheduler = schedule.Scheduler()
         for _ in range(3):
-            grid.step(DT)                # start the flow
+            grid.step(DT, 0.0, scheduler)   # start the flow
         cpu_before = host_cpu_ticks()
-        wall, best = _time(functools.partial(grid.step, DT), budget)
+        wall, best = _time(functools.partial(grid.step, DT, 0.0, scheduler), budget)
         plain_wall, _ = _time(_one_thread(_plain_stepper(grid)), budget)
         seed_wall, seed_best = _time(_seed_stepper(grid), budget)
         steal = steal_percent(cpu_before, host_cpu_ticks())

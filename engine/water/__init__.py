@@ -3,7 +3,7 @@
     formulas.py   the scheme, pointwise: fluxes, advection, momentum, friction, open sides
     plain.py      the plain traversal: one loop nest per phase; the readable specification
     fast.py       the same phases over row blocks on threads, equal to plain bit for bit
-    schedule.py   which traversal (and how many threads) a grid's step takes
+    schedule.py   which traversal a grid's step takes: the stepping side's Scheduler times them
     params.py     side and status codes, the parameter vector
     grid.py       WaterGrid, the component: state arrays, sources, sides, the public API
     stages.py     the whole water step of a grid: its stages around WaterGrid.step

@@ -209,16 +209,19 @@ class WaterGrid:
         if self._sources.pop(handle, None) is None:
             raise KeyError(f"no water source with handle {handle} (it may have been removed already)")
 
-    def step(self, dt: float, time: float = 0.0) -> None:
+    def step(self, dt: float, time: float = 0.0, scheduler: schedule.Scheduler | None = None) -> None:
         """Advance by dt seconds (CFL substeps inside); raise SimulationError on NaN or runaway.
 
         Order: sources and inflow sides pour, the shallow-water substeps run (`schedule.advance`),
         then the extra uniform damping. A further stage of the water step acting once per step
         (e.g. dispersive waves) goes after the substeps, on the same arrays; one acting per
-        substep goes after the momentum phase in the traversals' `advance`."""
+        substep goes after the momentum phase in the traversals' `advance`. The traversal is the
+        scheduler's choice (the stepping side owns it and its timings), plain without one: the
+        same bits either way."""
         self._pour(dt)
         status, t, n, inflow = schedule.advance(self.h, self.bed, self.u, self.w, self.ax, self.az, self._sides,
-                                                self._side_eta, self.parameters(), float(dt), self._scratch)
+                                                self._side_eta, self.parameters(), float(dt), self._scratch,
+                                                scheduler)
         self.substeps = n
         self.source_volume += inflow
         if status != 0:

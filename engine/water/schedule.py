@@ -3,8 +3,8 @@
 Grids under PARALLEL_MIN_CELLS cells (every shipped level) take the plain traversal on one thread:
 there a substep takes microseconds, and waking a worker thread costs more than it saves (on a busy
 machine a parallel sweep of a 40 x 40 pool waited milliseconds for its worker). Larger grids may
-take the fast traversal on numba's threads: a grid times its steps on both now and then and keeps
-the faster, since on a machine whose cores are all busy a parallel sweep waits for descheduled
+take the fast traversal on numba's threads: the stepping side's `Scheduler` (not the grid) times
+the grid's steps on both now and then and keeps the faster, since on a machine whose cores are all busy a parallel sweep waits for descheduled
 workers and runs slower than one thread. Both give the same bits, so the choice never changes
 the water.
 """
@@ -26,7 +26,7 @@ SPARSE_RATIO = 2.0
 
 
 class Scratch:
-    """The step's scratch arrays for an nz x nx grid, allocated once per grid."""
+    """The step's scratch arrays for an nz x nx grid, allocated once per grid (no state between steps)."""
 
     def __init__(self, nz: int, nx: int) -> None:
         self.u = np.zeros((nz, nx + 1), dtype=np.float32)
@@ -34,44 +34,64 @@ class Scratch:
         self.qx = np.zeros((nz, nx + 1))
         self.qz = np.zeros((nz + 1, nx))
         self.rates = np.zeros((nz, 2), dtype=np.int64)
-        self.steps = 0
-        self.pace: dict[bool, list[float]] = {False: [], True: []}   # parallel? -> recent s per step
-
-
-def _choose(scratch: Scratch) -> bool:
-    """Whether this step runs the fast traversal: each is timed for PROBE_STEPS steps, then the
-    faster (median of its recent steps) runs, and the other is timed again every PROBE_EVERY steps."""
-    pace = scratch.pace
-    for candidate in (True, False):
-        if len(pace[candidate]) < PROBE_STEPS:
-            return candidate
-    threaded = sorted(pace[True])[len(pace[True]) // 2]
-    one = sorted(pace[False])[len(pace[False]) // 2]
-    faster = threaded < one
-    # re-timing a far slower traversal costs the most and tells the least: do it less often
-    every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
-    return (not faster) if scratch.steps % every < PROBE_STEPS else faster
 
 
 def parallel(cells: int) -> bool:
-    """Whether a grid of this many cells steps on threads."""
+    """Whether a grid of this many cells may step on threads."""
     return cells >= PARALLEL_MIN_CELLS and numba.get_num_threads() > 1
 
 
+class Scheduler:
+    """The stepping side's choice of traversal for one grid: it times the grid's steps and keeps the
+    faster traversal (the grid itself holds only state and inputs). Owned by whoever steps the grid
+    (`engine.water.stages.WaterStages`, the bench); a grid stepped without one takes `plain`."""
+
+    def __init__(self) -> None:
+        self.cells = -1
+        self.steps = 0
+        self.pace: dict[bool, list[float]] = {False: [], True: []}   # parallel? -> recent s per step
+
+    def _choose(self) -> bool:
+        """Whether this step runs the fast traversal: each is timed for PROBE_STEPS steps, then the
+        faster (median of its recent steps) runs, and the other is timed again every PROBE_EVERY steps."""
+        pace = self.pace
+        for candidate in (True, False):
+            if len(pace[candidate]) < PROBE_STEPS:
+                return candidate
+        threaded = sorted(pace[True])[len(pace[True]) // 2]
+        one = sorted(pace[False])[len(pace[False]) // 2]
+        faster = threaded < one
+        # re-timing a far slower traversal costs the most and tells the least: do it less often
+        every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
+        return (not faster) if self.steps % every < PROBE_STEPS else faster
+
+    def advance(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, ax: NDArray, az: NDArray, sides: NDArray,
+                side_eta: NDArray, p: NDArray, dt: float, scratch: Scratch) -> tuple[int, float, int, float]:
+        """One step (see `plain.advance`) by the traversal this grid's size (and pace) calls for."""
+        if h.size != self.cells:          # another grid (or a resized one): its paces start afresh
+            self.cells, self.steps, self.pace = h.size, 0, {False: [], True: []}
+        threaded = parallel(h.size) and self._choose()
+        run = fast.advance if threaded else plain.advance
+        t0 = perf_counter()
+        out = run(h, bed, u, w, ax, az, scratch.u, scratch.w, scratch.qx, scratch.qz, scratch.rates, sides,
+                  side_eta, p, dt)
+        if parallel(h.size) and self.steps > 0:     # the first step loads or compiles: not a pace
+            recent = self.pace[threaded]
+            recent.append(perf_counter() - t0)
+            del recent[:-2 * PROBE_STEPS - 1]
+        self.steps += 1
+        return out
+
+
 def advance(h: NDArray, bed: NDArray, u: NDArray, w: NDArray, ax: NDArray, az: NDArray, sides: NDArray,
-            side_eta: NDArray, p: NDArray, dt: float, scratch: Scratch) -> tuple[int, float, int, float]:
-    """One step (see `plain.advance`) by the traversal this grid's size (and pace) calls for."""
-    threaded = parallel(h.size) and _choose(scratch)
-    run = fast.advance if threaded else plain.advance
-    t0 = perf_counter()
-    out = run(h, bed, u, w, ax, az, scratch.u, scratch.w, scratch.qx, scratch.qz, scratch.rates, sides,
-              side_eta, p, dt)
-    if parallel(h.size) and scratch.steps > 0:     # the first step loads or compiles: not a pace
-        recent = scratch.pace[threaded]
-        recent.append(perf_counter() - t0)
-        del recent[:-2 * PROBE_STEPS - 1]
-    scratch.steps += 1
-    return out
+            side_eta: NDArray, p: NDArray, dt: float, scratch: Scratch,
+            scheduler: Scheduler | None = None) -> tuple[int, float, int, float]:
+    """One step (see `plain.advance`): by the scheduler's choice, or the plain traversal without one
+    (both give the same bits)."""
+    if scheduler is not None:
+        return scheduler.advance(h, bed, u, w, ax, az, sides, side_eta, p, dt, scratch)
+    return plain.advance(h, bed, u, w, ax, az, scratch.u, scratch.w, scratch.qx, scratch.qz, scratch.rates, sides,
+                         side_eta, p, dt)
 
 
 def scale(u: NDArray, w: NDArray, factor: np.float32) -> None:

@@ -3,7 +3,8 @@
     confinement          vorticity confinement into ax / az (engine/water/vortices.py), which the
                          shallow-water step applies; `[water] vorticity` (eps, 0: off)
     SurfaceWaves.split   take the surface part out of h, u, w and step it (engine/water/surface.py)
-    WaterGrid.step       the shallow-water step of the bulk (sources, substeps, damping)
+    WaterGrid.step       the shallow-water step of the bulk (sources, substeps, damping), by the
+                         traversal this object's `schedule.Scheduler` picks
     SurfaceWaves.merge   carry the stepped surface part by the bulk flow and add it back
 
 `[water] dispersion = false` leaves out the two halves of the surface-wave stage. Nothing else runs
@@ -14,6 +15,7 @@ from __future__ import annotations
 from numpy.typing import NDArray
 
 from engine.water import dispersion as dk
+from engine.water import schedule
 from engine.water.grid import WaterGrid
 from engine.water.surface import SurfaceWaves
 from engine.water.vortices import Confinement
@@ -33,6 +35,7 @@ class WaterStages:
         self.damping = float(damping)   # the extra uniform rate on the surface part's potential
         self.surface: SurfaceWaves | None = None
         self.confine: Confinement | None = None
+        self.scheduler = schedule.Scheduler()   # the traversal (and threads) the grid's steps take
 
     def _surface(self, grid: WaterGrid) -> SurfaceWaves:
         st = self.surface
@@ -56,6 +59,6 @@ class WaterStages:
             stage = self._surface(grid)
             water = dk.Water(grid.h, grid.bed, grid.u, grid.w)
             pending = stage.split(water, dt, covered)
-        grid.step(dt, time)
+        grid.step(dt, time, self.scheduler)
         if pending is not None:
             stage.merge(pending, dk.Water(grid.h, grid.bed, grid.u, grid.w), dt, covered)

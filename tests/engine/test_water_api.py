@@ -237,13 +237,17 @@ def test_thread_count_does_not_change_a_single_bit(monkeypatch):
             continue
         numba.set_num_threads(n)
         try:
-            grid = WaterGrid.from_level(_level(bumps=(BumpSpec(center=(0.3, 0.3), radius=0.2, height=0.05),)))
-            for _ in range(30):
-                grid.ax[2:6, 3:9] = 2.0
-                grid.step(DT)
+            for scheduler in (schedule.Scheduler(), None):   # the scheduler's choice, or plain without one
+                grid = WaterGrid.from_level(_level(bumps=(BumpSpec(center=(0.3, 0.3), radius=0.2, height=0.05),)))
+                for _ in range(30):
+                    grid.ax[2:6, 3:9] = 2.0
+                    grid.step(DT, 0.0, scheduler)
+                results.append((grid.h.tobytes(), grid.u.tobytes(), grid.w.tobytes()))
+                if scheduler is not None:   # the timings live in the stepping side's scheduler
+                    assert scheduler.steps == 30
+                    assert (len(scheduler.pace[True]) > 0) == (n > 1)
         finally:
             numba.set_num_threads(threads)
-        results.append((grid.h.tobytes(), grid.u.tobytes(), grid.w.tobytes()))
     assert all(r == results[0] for r in results)
 
 
@@ -260,16 +264,16 @@ def test_large_grids_keep_whichever_traversal_was_timed_faster():
     same either way, see tests/engine/kernels/test_shallow_water.py)."""
     from engine.water import schedule
 
-    s = schedule.Scratch(4, 4)
-    assert schedule._choose(s) is True                  # the threaded one is timed first ...
+    s = schedule.Scheduler()
+    assert s._choose() is True                  # the threaded one is timed first ...
     s.pace[True] = [1.5e-3] * schedule.PROBE_STEPS
-    assert schedule._choose(s) is False                 # ... then the plain one
+    assert s._choose() is False                 # ... then the plain one
     s.pace[False] = [1e-3] * schedule.PROBE_STEPS       # plain faster (a busy machine)
     s.steps = schedule.PROBE_STEPS + 1
-    assert schedule._choose(s) is False
+    assert s._choose() is False
     s.steps = schedule.PROBE_EVERY                      # now and then the other is re-timed
-    assert schedule._choose(s) is True
+    assert s._choose() is True
     s.pace[True] = [9e-3] * schedule.PROBE_STEPS        # far slower: re-timed PROBE_SPARSE times less often
-    assert schedule._choose(s) is False
+    assert s._choose() is False
     s.steps = schedule.PROBE_EVERY * schedule.PROBE_SPARSE
-    assert schedule._choose(s) is True
+    assert s._choose() is True
