@@ -74,6 +74,8 @@ N_SHARD_SHAPES = 8
 FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
 DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
+DRY_DEPTH = 1e-3         # m: a film thinner than this (spilt water on a ledge, the last of a wave on a beach)
+                         # draws no surface; draped over a steep bed cell it would stand as a bright sheet
 
 
 class Renderer:
@@ -619,7 +621,7 @@ class Renderer:
             deep_color=self.look.scatter_color, foam_strength=self.look.foam, time=float(self.sim.time),
             water_light=self._water_light(level.sky), velocity_range=VELOCITY_RANGE,
             wet_darkens=int(self.look.bed in ("sand", "stone")),
-            deck_tint=(1.05, 0.93, 0.78), dry_depth=1e-4,
+            deck_tint=(1.05, 0.93, 0.78), dry_depth=DRY_DEPTH,
         )
 
     @staticmethod
