@@ -8,7 +8,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from engine.water import plain
-from engine.water.params import I_DX, I_MANNING, I_MAX_SUBSTEPS, I_NU, OK, RUNAWAY_STATUS
+from engine.water.params import I_DX, I_MAX_SUBSTEPS, OK, RUNAWAY_STATUS
 
 ROWS = 8   # rows per block: a thread's unit of work
 
@@ -38,13 +38,6 @@ def momentum(h, bed, u, w, ax, az, qx, qz, un, wn, sides, side_eta, p, dt):
         plain.w_momentum(h, bed, w, az, qx, qz, wn, sides, side_eta, p, dt, b * ROWS, min(n + 1, b * ROWS + ROWS))
 
 
-@njit(cache=True, parallel=True)
-def friction(h, bed, un, wn, p, dt):
-    n = h.shape[0]
-    for b in prange((n + ROWS - 1) // ROWS):
-        plain.friction(h, bed, un, wn, p, dt, b * ROWS, min(n, b * ROWS + ROWS))
-
-
 @njit(cache=True)
 def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, side_eta, p, dt):
     """`plain.advance` with each phase on threads (same arguments, same result bit for bit)."""
@@ -65,8 +58,6 @@ def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, si
         depths(h, qx, qz, s / dx)
         bvol += plain.boundary_volume(qx, qz, s / dx, dx)
         momentum(h, bed, uc, wc, ax, az, qx, qz, un, wn, sides, side_eta, p, s)
-        if p[I_NU] > 0.0 or p[I_MANNING] > 0.0:
-            friction(h, bed, un, wn, p, s)
         uc, un = un, uc
         wc, wn = wn, wc
         n += 1

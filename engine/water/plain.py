@@ -10,9 +10,9 @@ Layout (SI units, index [k, i] <-> (z, x)):
     qx, qz                float64   scratch: face discharges of the substep, m^2/s
     un, wn                float32   scratch: the new velocities
     rates   (nz, 2)       int64     scratch: per row, the bit patterns of the largest depth and |v|
-A substep is: fluxes (and the speeds that set the substep's length) -> depths -> momentum ->
-friction. The equations
-are in `formulas`.
+A substep is: fluxes (and the speeds that set the substep's length) -> depths -> momentum (each
+row of new velocities, then bottom friction on that row while it is in cache). The equations are
+in `formulas`.
 """
 from __future__ import annotations
 
@@ -105,14 +105,17 @@ def depths(h, qx, qz, c, k0, k1):
             h[k, i] = max(h[k, i] - c * (qx[k, i + 1] - qx[k, i] + qz[k + 1, i] - qz[k, i]), 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def u_momentum(h, bed, u, ax, qx, qz, un, sides, side_eta, p, dt, k0, k1):
-    """Rows k0..k1-1 of the new x-face velocities un: interior faces by `formulas.face_velocity`,
-    the sides as walls (0) or open (`open_velocity`); friction comes after (`friction`)."""
+    """Rows k0..k1-1 of the new x-face velocities un: interior faces by `formulas.face_velocity`
+    then `formulas.friction` (where the level has friction), the sides as walls (0) or open
+    (`open_velocity`, no friction). error_model "numpy": no division here can be by zero (each
+    divisor is >= DRY or >= 1), and without the checks for it the face loops vectorise."""
     nz, nx = h.shape
     g = p[I_G]
     c = dt / p[I_DX]
     eddy_c = p[I_EDDY] * dt / (p[I_DX] * p[I_DX])
+    fric, lam_a, lam_b, man_c = friction_constants(p, dt)
     for k in range(k0, k1):
         ks = k - 1 if k > 0 else k          # the faces beside this one across z (itself at a wall)
         kn = k + 1 if k < nz - 1 else k
@@ -122,6 +125,10 @@ def u_momentum(h, bed, u, ax, qx, qz, un, sides, side_eta, p, dt, k0, k1):
                 0.5 * (qx[k, i - 1] + qx[k, i]), 0.5 * (qx[k, i] + qx[k, i + 1]),
                 0.5 * (qz[k, i - 1] + qz[k, i]), 0.5 * (qz[k + 1, i - 1] + qz[k + 1, i]),
                 h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i], ax[k, i], g, dt, c, eddy_c)
+        if fric:
+            for i in range(1, nx):
+                h_f = np.float32(f.flow_depth(h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i]))
+                un[k, i] = f.friction(un[k, i], h_f, lam_a, lam_b, man_c)
         un[k, 0] = f.open_velocity(h[k, 0], bed[k, 0], side_eta[0], g, -1.0) if sides[0] == OPEN else 0.0
         un[k, nx] = f.open_velocity(h[k, nx - 1], bed[k, nx - 1], side_eta[1], g, 1.0) if sides[1] == OPEN else 0.0
 
@@ -136,13 +143,14 @@ def _w_face(h, bed, w, az, qx, qz, k, i, iw, ie, g, dt, c, eddy_c):
         h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i], az[k, i], g, dt, c, eddy_c)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def w_momentum(h, bed, w, az, qx, qz, wn, sides, side_eta, p, dt, k0, k1):
     """Rows k0..k1-1 (0..nz) of the new z-face velocities wn: `u_momentum` with the axes exchanged."""
     nz, nx = h.shape
     g = p[I_G]
     c = dt / p[I_DX]
     eddy_c = p[I_EDDY] * dt / (p[I_DX] * p[I_DX])
+    fric, lam_a, lam_b, man_c = friction_constants(p, dt)
     for k in range(k0, k1):
         if k == 0:
             for i in range(nx):
@@ -158,25 +166,18 @@ def w_momentum(h, bed, w, az, qx, qz, wn, sides, side_eta, p, dt, k0, k1):
                 wn[k, i] = _w_face(h, bed, w, az, qx, qz, k, i, i - 1, i + 1, g, dt, c, eddy_c)
             if nx > 1:
                 wn[k, nx - 1] = _w_face(h, bed, w, az, qx, qz, k, nx - 1, nx - 2, nx - 1, g, dt, c, eddy_c)
+            if fric:
+                for i in range(nx):
+                    h_f = np.float32(f.flow_depth(h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i]))
+                    wn[k, i] = f.friction(wn[k, i], h_f, lam_a, lam_b, man_c)
 
 
 @njit(cache=True)
-def friction(h, bed, un, wn, p, dt, k0, k1):
-    """Cell rows k0..k1-1: bottom friction, in place, on the new velocities of the interior x faces
-    of row k and the z faces below it (`formulas.friction` with the face's flow depth; dry faces
-    hold 0). Runs only when the level has friction."""
-    nz, nx = h.shape
-    g, nu, delta, manning = p[I_G], p[I_NU], p[I_DELTA], p[I_MANNING]
-    for k in range(k0, k1):
-        for i in range(1, nx):
-            h_f = f.flow_depth(h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i])
-            if h_f > f.DRY:
-                un[k, i] = f.friction(float(un[k, i]), h_f, dt, g, nu, delta, manning)
-        if k > 0:
-            for i in range(nx):
-                h_f = f.flow_depth(h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i])
-                if h_f > f.DRY:
-                    wn[k, i] = f.friction(float(wn[k, i]), h_f, dt, g, nu, delta, manning)
+def friction_constants(p, dt):
+    """(whether the level has bottom friction, then the constants of `formulas.friction` for a
+    substep of dt)."""
+    nu, manning = p[I_NU], p[I_MANNING]
+    return (nu > 0.0 or manning > 0.0,) + f.friction_constants(nu, p[I_DELTA], p[I_G], manning, dt)
 
 
 @njit(cache=True)
@@ -277,8 +278,6 @@ def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, si
         bvol += boundary_volume(qx, qz, s / dx, dx)
         u_momentum(h, bed, uc, ax, qx, qz, un, sides, side_eta, p, s, 0, nz)
         w_momentum(h, bed, wc, az, qx, qz, wn, sides, side_eta, p, s, 0, nz + 1)
-        if p[I_NU] > 0.0 or p[I_MANNING] > 0.0:
-            friction(h, bed, un, wn, p, s, 0, nz)
         uc, un = un, uc
         wc, wn = wn, wc
         n += 1
