@@ -25,7 +25,7 @@ import numpy as np
 
 from engine.bench import seed_scheme
 from engine.levels.schema import BumpSpec, Level, PoolSpec, WaterSpec
-from engine.water import WaterGrid, plain, schedule
+from engine.water import WaterGrid, plain, records, schedule
 from engine.water.params import CFL
 
 DT = 1.0 / 120.0
@@ -94,10 +94,10 @@ def _plain_stepper(grid: WaterGrid) -> Callable[[], Any]:
     """Steps of the plain traversal on a copy of the grid's state, on one thread."""
     h, bed, u, w = (grid.read(n).copy() for n in ("h", "bed", "u", "w"))
     ax, az = np.zeros_like(u), np.zeros_like(w)
-    s = schedule.Scratch(*h.shape)
+    state, s = records.state(h, bed, u, w, ax, az), records.scratch(*h.shape)
     p = grid.parameters()
-    sides, eta = np.zeros(4, np.int64), np.zeros(4)
-    return lambda: plain.advance(h, bed, u, w, ax, az, s.u, s.w, s.qx, s.qz, s.rates, sides, eta, p, DT)
+    sides = records.sides(np.zeros(4, np.int64), np.zeros(4))
+    return lambda: plain.advance(state, s, sides, p, DT)
 
 
 def _seed_stepper(grid: WaterGrid) -> Callable[[], Any]:

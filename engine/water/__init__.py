@@ -5,6 +5,7 @@
     fast.py       the same phases over row blocks on threads, equal to plain bit for bit
     schedule.py   which traversal a grid's step takes: the stepping side's Scheduler times them
     params.py     side and status codes, the parameter vector
+    records.py    the named structures the traversals take: State, Scratch, Sides, Faces
     grid.py       WaterGrid, the component: state arrays, sources, sides, the public API
     stages.py     the whole water step of a grid: its stages around WaterGrid.step
     dispersion.py the dispersive surface waves' numerics (Jeschke & Wojtan 2023)

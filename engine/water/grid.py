@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from engine.errors import SimulationError
 from engine.kernels.coupling import water_velocity
 from engine.levels.schema import Boundary, Level
-from engine.water import formulas, schedule
+from engine.water import formulas, records, schedule
 from engine.water.params import MAX_SUBSTEPS, NOT_FINITE, OPEN, REFLECTIVE, RUNAWAY, SIDE, parameters
 
 _SIDE_CODE = {"reflective": REFLECTIVE, "inflow": REFLECTIVE, "absorbing": OPEN, "outflow": OPEN}
@@ -72,7 +72,7 @@ class WaterGrid:
     _side_eta: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
     _next_source: int = field(default=1, init=False, repr=False)
-    _scratch: schedule.Scratch = field(init=False, repr=False)
+    _scratch: records.Scratch = field(init=False, repr=False)
     _inflows_of: Boundary | None = field(default=None, init=False, repr=False)   # the boundary _inflows is of
     _inflows: list[tuple[tuple[slice | int, ...], float]] = field(default_factory=list, init=False, repr=False)
 
@@ -100,7 +100,7 @@ class WaterGrid:
             self.open_level = tuple(levels)  # type: ignore[assignment]
         self._side_eta = np.array(self.open_level, dtype=np.float64)
         self._sources = {}
-        self._scratch = schedule.Scratch(nz, nx)
+        self._scratch = records.scratch(nz, nx)
 
     @classmethod
     def from_level(cls, level: Level) -> "WaterGrid":
@@ -219,9 +219,9 @@ class WaterGrid:
         scheduler's choice (the stepping side owns it and its timings), plain without one: the
         same bits either way."""
         self._pour(dt)
-        status, t, n, inflow = schedule.advance(self.h, self.bed, self.u, self.w, self.ax, self.az, self._sides,
-                                                self._side_eta, self.parameters(), float(dt), self._scratch,
-                                                scheduler)
+        state = records.State(self.h, self.bed, self.u, self.w, self.ax, self.az)   # dtypes: __post_init__
+        status, t, n, inflow = schedule.advance(state, self._scratch, records.Sides(self._sides, self._side_eta),
+                                                self.parameters(), float(dt), scheduler)
         self.substeps = n
         self.source_volume += inflow
         if status != 0:

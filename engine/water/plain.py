@@ -2,14 +2,10 @@
 specification of the water step; `fast.py` runs the same phases over rows on threads and must
 equal it bit for bit.
 
-Layout (SI units, index [k, i] <-> (z, x)):
-    h, bed  (nz, nx)      float64   depth and bed height at cell centres, m
-    u       (nz, nx + 1)  float32   x-face velocity; u[k, i] between cells (k, i - 1) and (k, i), m/s
-    w       (nz + 1, nx)  float32   z-face velocity; w[k, i] between cells (k - 1, i) and (k, i), m/s
-    ax, az                float32   external acceleration on the faces, m/s^2
-    qx, qz                float64   scratch: face discharges of the substep, m^2/s
-    un, wn                float32   scratch: the new velocities
-    rates   (nz, 2)       int64     scratch: per row, the bit patterns of the largest depth and |v|
+The arrays come in the named structures of `records` (their layout is there): st, a `State`
+(h, bed, u, w, ax, az); sc, its `Scratch` (the other velocity pair, the discharges qx, qz, the
+per-row speeds); sd, the `Sides` (kind, eta); v and vn, `Faces` (u, w): the velocities a phase
+reads and the ones it writes. Each row function takes the records and names their arrays first.
 A substep is: fluxes (and the speeds that set the substep's length) -> depths -> momentum (each
 row of new velocities, then bottom friction on that row while it is in cache). The equations are
 in `formulas`.
@@ -22,15 +18,17 @@ import numpy as np
 from numba import njit
 
 from engine.water import formulas as f
+from engine.water.records import Faces
 from engine.water.params import (BIG, I_CFL, I_DELTA, I_DX, I_EDDY, I_G, I_MANNING, I_MAX_SUBSTEPS, I_NU,
                                  I_RUNAWAY, NOT_FINITE, OK, OPEN, RUNAWAY_STATUS)
 
 
 @njit(cache=True)
-def x_fluxes(h, bed, u, w, qx, rates, sides, side_eta, k0, k1):
-    """Rows k0..k1-1 of qx: discharge q = u h* (upwind), open sides by `boundary_flux`, walls
-    zero; and of `rates`, from the same state, the bit patterns of the row's largest depth and
-    largest |v| of its faces (see `speed_bits`)."""
+def x_fluxes(st, v, sc, sd, k0, k1):
+    """Rows k0..k1-1 of sc.qx from the velocities v: discharge q = u h* (upwind), open sides by
+    `boundary_flux`, walls zero; and of sc.rates, from the same state, the bit patterns of the
+    row's largest depth and largest |v| of its faces (see `speed_bits`)."""
+    h, bed, u, w, qx, rates, sides, side_eta = st.h, st.bed, v.u, v.w, sc.qx, sc.rates, sd.kind, sd.eta
     nx = h.shape[1]
     for k in range(k0, k1):
         for i in range(1, nx):
@@ -79,8 +77,9 @@ def outflow_max(u, w):
 
 
 @njit(cache=True)
-def z_fluxes(h, bed, w, qz, sides, side_eta, k0, k1):
-    """Rows k0..k1-1 of qz (0..nz): `x_fluxes` across z faces; rows 0 and nz are the sides."""
+def z_fluxes(st, v, sc, sd, k0, k1):
+    """Rows k0..k1-1 of sc.qz (0..nz): `x_fluxes` across z faces; rows 0 and nz are the sides."""
+    h, bed, w, qz, sides, side_eta = st.h, st.bed, v.w, sc.qz, sd.kind, sd.eta
     nz, nx = h.shape
     for k in range(k0, k1):
         if k == 0:
@@ -96,9 +95,10 @@ def z_fluxes(h, bed, w, qz, sides, side_eta, k0, k1):
 
 
 @njit(cache=True)
-def depths(h, qx, qz, c, k0, k1):
-    """Rows k0..k1-1: continuity in flux form, h -= c (q_e - q_w + q_n - q_s); >= 0 by the substep
-    length (the clip only catches round-off)."""
+def depths(st, sc, c, k0, k1):
+    """Rows k0..k1-1 of st.h: continuity in flux form, h -= c (q_e - q_w + q_n - q_s), c = dt / dx;
+    >= 0 by the substep length (the clip only catches round-off)."""
+    h, qx, qz = st.h, sc.qx, sc.qz
     nx = h.shape[1]
     for k in range(k0, k1):
         for i in range(nx):
@@ -106,11 +106,12 @@ def depths(h, qx, qz, c, k0, k1):
 
 
 @njit(cache=True, error_model="numpy")
-def u_momentum(h, bed, u, ax, qx, qz, un, sides, side_eta, p, dt, k0, k1):
-    """Rows k0..k1-1 of the new x-face velocities un: interior faces by `formulas.face_velocity`
+def u_momentum(st, v, vn, sc, sd, p, dt, k0, k1):
+    """Rows k0..k1-1 of the new x-face velocities vn.u from v: interior faces by `formulas.face_velocity`
     then `formulas.friction` (where the level has friction), the sides as walls (0) or open
     (`open_velocity`, no friction). error_model "numpy": no division here can be by zero (each
     divisor is >= DRY or >= 1), and without the checks for it the face loops vectorise."""
+    h, bed, u, ax, qx, qz, un, sides, side_eta = st.h, st.bed, v.u, st.ax, sc.qx, sc.qz, vn.u, sd.kind, sd.eta
     nz, nx = h.shape
     g = p[I_G]
     c = dt / p[I_DX]
@@ -144,8 +145,9 @@ def _w_face(h, bed, w, az, qx, qz, k, i, iw, ie, g, dt, c, eddy_c):
 
 
 @njit(cache=True, error_model="numpy")
-def w_momentum(h, bed, w, az, qx, qz, wn, sides, side_eta, p, dt, k0, k1):
-    """Rows k0..k1-1 (0..nz) of the new z-face velocities wn: `u_momentum` with the axes exchanged."""
+def w_momentum(st, v, vn, sc, sd, p, dt, k0, k1):
+    """Rows k0..k1-1 (0..nz) of the new z-face velocities vn.w: `u_momentum` with the axes exchanged."""
+    h, bed, w, az, qx, qz, wn, sides, side_eta = st.h, st.bed, v.w, st.az, sc.qx, sc.qz, vn.w, sd.kind, sd.eta
     nz, nx = h.shape
     g = p[I_G]
     c = dt / p[I_DX]
@@ -251,40 +253,39 @@ def substep(h, u, w, rates, p, remaining):
 
 
 @njit(cache=True)
-def advance(h, bed, u, w, ax, az, scratch_u, scratch_w, qx, qz, rates, sides, side_eta, p, dt):
-    """Take one step of dt in place: substeps of fluxes (and the cell speeds) -> depths -> momentum,
-    each as long as the speeds at its start allow (`formulas.substep_length`). Clears ax, az. Returns (status, seconds
-    done, substeps, m^3 in through open sides).
+def advance(st, sc, sd, p, dt):
+    """Take one step of dt in place on the State st (with its Scratch sc and Sides sd): substeps of
+    fluxes (and the cell speeds) -> depths -> momentum, each as long as the speeds at its start
+    allow (`formulas.substep_length`). Clears st.ax, st.az. Returns (status, seconds done,
+    substeps, m^3 in through open sides).
 
     A further stage of the water step (e.g. dispersive waves) acting per substep goes after the
-    momentum phase, on (h, uc, wc); one acting per step goes after this call."""
-    nz = h.shape[0]
+    momentum phase, on (st.h, v); one acting per step goes after this call."""
+    nz = st.h.shape[0]
     dx = p[I_DX]
-    un, wn = scratch_u, scratch_w
-    uc, wc = u, w
+    v, vn = Faces(st.u, st.w), Faces(sc.u, sc.w)    # the velocities read, and those written, by a substep
     t = 0.0
     n = 0
     bvol = 0.0
     status = OK
     while t < dt:
-        x_fluxes(h, bed, uc, wc, qx, rates, sides, side_eta, 0, nz)
-        z_fluxes(h, bed, wc, qz, sides, side_eta, 0, nz + 1)
-        status, s, m = substep(h, uc, wc, rates, p, dt - t)
+        x_fluxes(st, v, sc, sd, 0, nz)
+        z_fluxes(st, v, sc, sd, 0, nz + 1)
+        status, s, m = substep(st.h, v.u, v.w, sc.rates, p, dt - t)
         if status == OK and n >= p[I_MAX_SUBSTEPS]:
             status = RUNAWAY_STATUS
         if status != OK:
             break
-        depths(h, qx, qz, s / dx, 0, nz)
-        bvol += boundary_volume(qx, qz, s / dx, dx)
-        u_momentum(h, bed, uc, ax, qx, qz, un, sides, side_eta, p, s, 0, nz)
-        w_momentum(h, bed, wc, az, qx, qz, wn, sides, side_eta, p, s, 0, nz + 1)
-        uc, un = un, uc
-        wc, wn = wn, wc
+        depths(st, sc, s / dx, 0, nz)
+        bvol += boundary_volume(sc.qx, sc.qz, s / dx, dx)
+        u_momentum(st, v, vn, sc, sd, p, s, 0, nz)
+        w_momentum(st, v, vn, sc, sd, p, s, 0, nz + 1)
+        v, vn = vn, v
         n += 1
         t = dt if m == 1 else t + s
     if n % 2 == 1:                      # the newest velocities are in the scratch arrays
-        copy(uc, u)
-        copy(wc, w)
-    clear(ax)
-    clear(az)
+        copy(v.u, st.u)
+        copy(v.w, st.w)
+    clear(st.ax)
+    clear(st.az)
     return status, t, n, bvol

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engine.water import fast, plain
+from engine.water.records import Scratch, Sides, State
 
 from time import perf_counter
 
@@ -23,17 +24,6 @@ PROBE_EVERY = 64      # steps between timings of the traversal not in use
 PROBE_STEPS = 2       # steps per timing
 PROBE_SPARSE = 16     # the other one more than SPARSE_RATIO times slower: re-time it 16 times less often
 SPARSE_RATIO = 2.0
-
-
-class Scratch:
-    """The step's scratch arrays for an nz x nx grid, allocated once per grid (no state between steps)."""
-
-    def __init__(self, nz: int, nx: int) -> None:
-        self.u = np.zeros((nz, nx + 1), dtype=np.float32)
-        self.w = np.zeros((nz + 1, nx), dtype=np.float32)
-        self.qx = np.zeros((nz, nx + 1))
-        self.qz = np.zeros((nz + 1, nx))
-        self.rates = np.zeros((nz, 2), dtype=np.int64)
 
 
 def parallel(cells: int) -> bool:
@@ -65,17 +55,17 @@ class Scheduler:
         every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
         return (not faster) if self.steps % every < PROBE_STEPS else faster
 
-    def advance(self, h: NDArray, bed: NDArray, u: NDArray, w: NDArray, ax: NDArray, az: NDArray, sides: NDArray,
-                side_eta: NDArray, p: NDArray, dt: float, scratch: Scratch) -> tuple[int, float, int, float]:
+    def advance(self, state: State, scratch: Scratch, sides: Sides, p: NDArray,
+                dt: float) -> tuple[int, float, int, float]:
         """One step (see `plain.advance`) by the traversal this grid's size (and pace) calls for."""
-        if h.size != self.cells:          # another grid (or a resized one): its paces start afresh
-            self.cells, self.steps, self.pace = h.size, 0, {False: [], True: []}
-        threaded = parallel(h.size) and self._choose()
+        cells = state.h.size
+        if cells != self.cells:           # another grid (or a resized one): its paces start afresh
+            self.cells, self.steps, self.pace = cells, 0, {False: [], True: []}
+        threaded = parallel(cells) and self._choose()
         run = fast.advance if threaded else plain.advance
         t0 = perf_counter()
-        out = run(h, bed, u, w, ax, az, scratch.u, scratch.w, scratch.qx, scratch.qz, scratch.rates, sides,
-                  side_eta, p, dt)
-        if parallel(h.size) and self.steps > 0:     # the first step loads or compiles: not a pace
+        out = run(state, scratch, sides, p, dt)
+        if parallel(cells) and self.steps > 0:      # the first step loads or compiles: not a pace
             recent = self.pace[threaded]
             recent.append(perf_counter() - t0)
             del recent[:-2 * PROBE_STEPS - 1]
@@ -83,15 +73,13 @@ class Scheduler:
         return out
 
 
-def advance(h: NDArray, bed: NDArray, u: NDArray, w: NDArray, ax: NDArray, az: NDArray, sides: NDArray,
-            side_eta: NDArray, p: NDArray, dt: float, scratch: Scratch,
+def advance(state: State, scratch: Scratch, sides: Sides, p: NDArray, dt: float,
             scheduler: Scheduler | None = None) -> tuple[int, float, int, float]:
     """One step (see `plain.advance`): by the scheduler's choice, or the plain traversal without one
     (both give the same bits)."""
     if scheduler is not None:
-        return scheduler.advance(h, bed, u, w, ax, az, sides, side_eta, p, dt, scratch)
-    return plain.advance(h, bed, u, w, ax, az, scratch.u, scratch.w, scratch.qx, scratch.qz, scratch.rates, sides,
-                         side_eta, p, dt)
+        return scheduler.advance(state, scratch, sides, p, dt)
+    return plain.advance(state, scratch, sides, p, dt)
 
 
 def scale(u: NDArray, w: NDArray, factor: np.float32) -> None:

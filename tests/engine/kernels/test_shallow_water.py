@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from engine.kernels import reference as ref
-from engine.water import fast, formulas, plain
+from engine.water import fast, formulas, plain, records
 from engine.water.params import CFL, OK, OPEN, REFLECTIVE, parameters
 
 G = 9.81
@@ -62,13 +62,13 @@ def kernel_run(traversal, name: str, steps: int, push: bool = True):
     h, bed, u, w, sides, eta_out, dx, fr = scene(name)
     nz, nx = h.shape
     p = parameters(G, dx, nu=fr[0], delta=fr[1], manning=fr[2], eddy=fr[3])
-    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 2), np.int64))
     ax, az = np.zeros_like(u), np.zeros_like(w)
+    state, scratch, side = records.state(h, bed, u, w, ax, az), records.scratch(nz, nx), records.sides(sides, eta_out)
     subs, inflow = [], 0.0
     for step in range(steps):
         if push and step < 20:
             ax[3:6, 4:9] = 1.5                  # a push for the first steps: ax is cleared by each step
-        status, t, n, b = traversal.advance(h, bed, u, w, ax, az, *scratch, sides, eta_out, p, DT)
+        status, t, n, b = traversal.advance(state, scratch, side, p, DT)
         assert status == OK and t == DT
         subs.append(n)
         inflow += b
@@ -155,9 +155,8 @@ def test_plain_traversal_runs_as_python_with_the_jit_disabled(tmp_path):
 def test_non_finite_state_is_reported():
     h, bed, u, w, sides, eta_out, dx, fr = scene("bumpy-walls")
     h[4, 5] = np.nan
-    nz = h.shape[0]
-    scratch = (np.zeros_like(u), np.zeros_like(w), np.zeros(u.shape), np.zeros(w.shape), np.zeros((nz, 2), np.int64))
-    status, t, n, _ = plain.advance(h, bed, u, w, np.zeros_like(u), np.zeros_like(w), *scratch, sides, eta_out,
+    state = records.state(h, bed, u, w, np.zeros_like(u), np.zeros_like(w))
+    status, t, n, _ = plain.advance(state, records.scratch(*h.shape), records.sides(sides, eta_out),
                                     parameters(G, dx), DT)
     assert status != OK and n == 0
 
