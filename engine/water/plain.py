@@ -105,31 +105,42 @@ def depths(st, sc, c, k0, k1):
             h[k, i] = max(h[k, i] - c * (qx[k, i + 1] - qx[k, i] + qz[k + 1, i] - qz[k, i]), 0.0)
 
 
+@njit(cache=True, inline="always")
+def _u_face(h, bed, u, ax, qx, qz, k, i, ks, kn, g, dt, c, eddy_c):
+    """The new x-face velocity u[k, i] before friction; ks, kn: the rows of the faces beside it across z."""
+    return f.face_velocity(
+        u[k, i], u[k, i - 1], u[k, i + 1], u[ks, i], u[kn, i],
+        0.5 * (qx[k, i - 1] + qx[k, i]), 0.5 * (qx[k, i] + qx[k, i + 1]),
+        0.5 * (qz[k, i - 1] + qz[k, i]), 0.5 * (qz[k + 1, i - 1] + qz[k + 1, i]),
+        h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i], ax[k, i], g, dt, c, eddy_c)
+
+
 @njit(cache=True, error_model="numpy")
 def u_momentum(st, v, vn, sc, sd, p, dt, k0, k1):
     """Rows k0..k1-1 of the new x-face velocities vn.u from v: interior faces by `formulas.face_velocity`
-    then `formulas.friction` (where the level has friction), the sides as walls (0) or open
-    (`open_velocity`, no friction). error_model "numpy": no division here can be by zero (each
-    divisor is >= DRY or >= 1), and without the checks for it the face loops vectorise."""
+    then `formulas.friction` (where the level has friction: a second loop over the row, on the
+    flow depths the first one kept in `depth`), the sides as walls (0) or open (`open_velocity`,
+    no friction). error_model "numpy": no division here can be by zero (each divisor is >= DRY
+    or >= 1), and without the checks for it the face loops vectorise."""
     h, bed, u, ax, qx, qz, un, sides, side_eta = st.h, st.bed, v.u, st.ax, sc.qx, sc.qz, vn.u, sd.kind, sd.eta
     nz, nx = h.shape
     g = p[I_G]
     c = dt / p[I_DX]
     eddy_c = p[I_EDDY] * dt / (p[I_DX] * p[I_DX])
     fric, lam_a, lam_b, man_c = friction_constants(p, dt)
+    depth = np.empty(nx + 1, np.float32)    # a row's face flow depths, for its friction loop
     for k in range(k0, k1):
         ks = k - 1 if k > 0 else k          # the faces beside this one across z (itself at a wall)
         kn = k + 1 if k < nz - 1 else k
-        for i in range(1, nx):
-            un[k, i] = f.face_velocity(
-                u[k, i], u[k, i - 1], u[k, i + 1], u[ks, i], u[kn, i],
-                0.5 * (qx[k, i - 1] + qx[k, i]), 0.5 * (qx[k, i] + qx[k, i + 1]),
-                0.5 * (qz[k, i - 1] + qz[k, i]), 0.5 * (qz[k + 1, i - 1] + qz[k + 1, i]),
-                h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i], ax[k, i], g, dt, c, eddy_c)
         if fric:
             for i in range(1, nx):
-                h_f = np.float32(f.flow_depth(h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i]))
-                un[k, i] = f.friction(un[k, i], h_f, lam_a, lam_b, man_c)
+                un[k, i] = _u_face(h, bed, u, ax, qx, qz, k, i, ks, kn, g, dt, c, eddy_c)
+                depth[i] = np.float32(f.flow_depth(h[k, i - 1], bed[k, i - 1], h[k, i], bed[k, i]))
+            for i in range(1, nx):
+                un[k, i] = f.friction(un[k, i], depth[i], lam_a, lam_b, man_c)
+        else:
+            for i in range(1, nx):
+                un[k, i] = _u_face(h, bed, u, ax, qx, qz, k, i, ks, kn, g, dt, c, eddy_c)
         un[k, 0] = f.open_velocity(h[k, 0], bed[k, 0], side_eta[0], g, -1.0) if sides[0] == OPEN else 0.0
         un[k, nx] = f.open_velocity(h[k, nx - 1], bed[k, nx - 1], side_eta[1], g, 1.0) if sides[1] == OPEN else 0.0
 
@@ -153,6 +164,7 @@ def w_momentum(st, v, vn, sc, sd, p, dt, k0, k1):
     c = dt / p[I_DX]
     eddy_c = p[I_EDDY] * dt / (p[I_DX] * p[I_DX])
     fric, lam_a, lam_b, man_c = friction_constants(p, dt)
+    depth = np.empty(nx, np.float32)        # a row's face flow depths, for its friction loop
     for k in range(k0, k1):
         if k == 0:
             for i in range(nx):
@@ -164,14 +176,20 @@ def w_momentum(st, v, vn, sc, sd, p, dt, k0, k1):
         else:
             # the first and last columns have no face beside them across x: they take themselves
             wn[k, 0] = _w_face(h, bed, w, az, qx, qz, k, 0, 0, min(1, nx - 1), g, dt, c, eddy_c)
-            for i in range(1, nx - 1):
-                wn[k, i] = _w_face(h, bed, w, az, qx, qz, k, i, i - 1, i + 1, g, dt, c, eddy_c)
+            if fric:
+                for i in range(1, nx - 1):
+                    wn[k, i] = _w_face(h, bed, w, az, qx, qz, k, i, i - 1, i + 1, g, dt, c, eddy_c)
+                    depth[i] = np.float32(f.flow_depth(h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i]))
+            else:
+                for i in range(1, nx - 1):
+                    wn[k, i] = _w_face(h, bed, w, az, qx, qz, k, i, i - 1, i + 1, g, dt, c, eddy_c)
             if nx > 1:
                 wn[k, nx - 1] = _w_face(h, bed, w, az, qx, qz, k, nx - 1, nx - 2, nx - 1, g, dt, c, eddy_c)
             if fric:
+                for i in (0, nx - 1):           # the edge faces (taken once more where nx = 1: a no-op)
+                    depth[i] = np.float32(f.flow_depth(h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i]))
                 for i in range(nx):
-                    h_f = np.float32(f.flow_depth(h[k - 1, i], bed[k - 1, i], h[k, i], bed[k, i]))
-                    wn[k, i] = f.friction(wn[k, i], h_f, lam_a, lam_b, man_c)
+                    wn[k, i] = f.friction(wn[k, i], depth[i], lam_a, lam_b, man_c)
 
 
 @njit(cache=True)
