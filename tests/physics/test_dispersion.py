@@ -292,6 +292,28 @@ def test_bit_for_bit_deterministic():
     assert run() == run()
 
 
+def test_threaded_passes_give_the_same_bits(monkeypatch):
+    """The stage's passes on numba's threads (engine/water/dispersion_threads.py: blocks of rows,
+    every partial sum combined in block order) give the same h, u, w as the plain passes, on one
+    thread and on two, over a beach with a shoreline (basins, limiter, three depth levels)."""
+    from engine.water import schedule
+
+    def run(threaded, threads):
+        numba.set_num_threads(threads)
+        with monkeypatch.context() as m:
+            if threaded:
+                m.setattr(schedule, "parallel", lambda cells: True)
+                m.setattr(schedule.Scheduler, "_choose", lambda self: True)
+            sim = Simulation(_beach(bumps=(BumpSpec(center=(0.6, 0.25), radius=0.1, height=0.03),)))
+            sim.step(60)
+            stage = next(iter(sim.get_system("StepFluid").stages.values())).surface
+            assert stage.threaded == threaded and len(stage.levels) > 1
+            return [sim.water.read(n).tobytes() for n in ("h", "u", "w")]
+    plain = run(False, 1)
+    assert run(True, 1) == plain
+    assert run(True, 2) == plain
+
+
 def test_dispersion_false_turns_the_stage_off():
     """`[water] dispersion = false` leaves exactly the shallow-water step."""
     def run(level):
