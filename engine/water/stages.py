@@ -49,17 +49,24 @@ class WaterStages:
 
     def _threaded(self, grid: WaterGrid) -> bool:
         """Whether the surface-wave stage's passes run on threads this step: where the shallow-water
-        step's scheduler is about to take its threaded traversal (`schedule.Scheduler`). Then
-        numba's workers are awake and a core is free; threaded passes beside a one-thread step wake
+        step's scheduler (`schedule.Scheduler`) is about to take its threaded traversal and has not
+        found it the slower (its re-timing of a slower traversal stays its own). Then numba's
+        workers are awake and a core is free; threaded passes beside a one-thread step wake
         sleeping workers each pass and wait for them (a 256^2 stage 20-150 ms a step on the shared
         2-core host, against 4 ms plain; 7 ms the whole step with both threaded). Both ways give
         the same bits: this only moves the time."""
         cells = grid.h.size
-        choose = getattr(self.scheduler, "_choose", None)
-        if not schedule.parallel(cells) or choose is None:
+        sch = self.scheduler
+        choose = getattr(sch, "_choose", None)
+        pace = getattr(sch, "pace", None)
+        if not schedule.parallel(cells) or choose is None or not isinstance(pace, dict):
             return False
-        # a scheduler that has not stepped this grid yet starts by timing its threaded traversal
-        return True if self.scheduler.cells != cells else bool(choose())
+        if sch.cells != cells:   # a scheduler new to this grid starts by timing its threaded traversal
+            return True
+        if not choose():
+            return False
+        threaded, one = sorted(pace.get(True, [])), sorted(pace.get(False, []))
+        return not one or not threaded or threaded[len(threaded) // 2] < one[len(one) // 2]
 
     def step(self, grid: WaterGrid, dt: float, time: float = 0.0, covered: NDArray | None = None) -> None:
         """Advance the grid by dt: confinement, split, the shallow-water step, merge. `covered` (m,

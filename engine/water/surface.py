@@ -16,6 +16,7 @@ shape, sides, bed and dry cells, redone when they change.
 from __future__ import annotations
 
 import math
+from types import ModuleType
 import numpy as np
 import scipy.fft as sfft
 from numpy.typing import NDArray
@@ -146,7 +147,7 @@ class SurfaceWaves:
                   self._carried)
         run.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
 
-    def _passes(self):  # type: ignore[no-untyped-def]
+    def _passes(self) -> ModuleType:
         """The kernels' module of this step: threaded or plain (the same bits)."""
         return dispersion_threads if self.threaded else dk
 
@@ -246,7 +247,8 @@ class SurfaceWaves:
 
 def _basins(labels: NDArray[np.int32], n: int) -> dk.Basins:
     """Basins over `labels` (1..n) with their scratch sums, and each block's partials."""
-    return dk.Basins(labels, *(np.zeros(n + 1) for _ in range(5)), np.zeros((dk.blocks(labels.shape[0]), 5, n + 1)))
+    sums, weights, caps, lo, hi = (np.zeros(n + 1) for _ in range(5))
+    return dk.Basins(labels, sums, weights, caps, lo, hi, np.zeros((dk.blocks(labels.shape[0]), 5, n + 1)))
 
 
 def _evict(cache: dict, keep: int = 8) -> None:
