@@ -628,11 +628,60 @@ def take_out(fields, levels, h, lam, basins, dx, part, stats):
     return _take_out_result(basins, stats)
 
 
+@njit(cache=True, inline="always")
+def _bilinear(pending, u, w, damp, c, k, i):
+    """damp pending at the foot (x, z) = (i, k) - v dt / dx of cell (k, i), bilinear, the foot clamped
+    to the grid; v at the cell centre the mean of its two faces. (eta, phi)."""
+    q_eta, q_phi = pending
+    nz, nx = q_eta.shape
+    vx = 0.5 * (u[k, i] + u[k, i + 1])
+    vz = 0.5 * (w[k, i] + w[k + 1, i])
+    x = min(max(i - vx * c, 0.0), nx - 1.0)
+    z = min(max(k - vz * c, 0.0), nz - 1.0)
+    i0 = min(int(x), nx - 2) if nx > 1 else 0
+    k0 = min(int(z), nz - 2) if nz > 1 else 0
+    fx = x - i0
+    fz = z - k0
+    i1 = min(i0 + 1, nx - 1)
+    k1 = min(k0 + 1, nz - 1)
+    a, bb, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
+    return (damp[k, i] * (a * q_eta[k0, i0] + bb * q_eta[k0, i1] + cc * q_eta[k1, i0] + d * q_eta[k1, i1]),
+            damp[k, i] * (a * q_phi[k0, i0] + bb * q_phi[k0, i1] + cc * q_phi[k1, i0] + d * q_phi[k1, i1]))
+
+
+@njit(cache=True)
+def _tent_row(pending, u, w, damp, c, part, k):
+    """`_bilinear` of the interior cells of row k (0 < k < nz - 1, 0 < i < nx - 1) where the foot lies
+    within one cell of the centre, |v| dt / dx <= 1 in both directions: there bilinear interpolation
+    is the tent-weighted sum over the 3 x 3 neighbours, weights (max(-s, 0), 1 - |s|, max(s, 0)) in
+    each direction for the displacement s = -v dt / dx (no clamping, no index arithmetic: the loop
+    vectorises). Cells whose |s| exceeds 1 get a value here that `carry_rows` replaces."""
+    q_eta, q_phi = pending
+    nx = q_eta.shape[1]
+    for i in range(1, nx - 1):
+        sx = -(0.5 * (u[k, i] + u[k, i + 1])) * c
+        sz = -(0.5 * (w[k, i] + w[k + 1, i])) * c
+        xm = max(-sx, 0.0)
+        xp = max(sx, 0.0)
+        x0 = 1.0 - xm - xp
+        zm = max(-sz, 0.0)
+        zp = max(sz, 0.0)
+        z0 = 1.0 - zm - zp
+        em = xm * q_eta[k - 1, i - 1] + x0 * q_eta[k - 1, i] + xp * q_eta[k - 1, i + 1]
+        e0 = xm * q_eta[k, i - 1] + x0 * q_eta[k, i] + xp * q_eta[k, i + 1]
+        ep = xm * q_eta[k + 1, i - 1] + x0 * q_eta[k + 1, i] + xp * q_eta[k + 1, i + 1]
+        pm = xm * q_phi[k - 1, i - 1] + x0 * q_phi[k - 1, i] + xp * q_phi[k - 1, i + 1]
+        p0 = xm * q_phi[k, i - 1] + x0 * q_phi[k, i] + xp * q_phi[k, i + 1]
+        pp = xm * q_phi[k + 1, i - 1] + x0 * q_phi[k + 1, i] + xp * q_phi[k + 1, i + 1]
+        part.eta[k, i] = damp[k, i] * (zm * em + z0 * e0 + zp * ep)
+        part.phi[k, i] = damp[k, i] * (zm * pm + z0 * p0 + zp * pp)
+
+
 @njit(cache=True)
 def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
-    """Block b of `carry`: its cells carried, damped and clipped, and its basin partials."""
+    """Block b of `carry`: its cells carried (`_tent_row`, else `_bilinear`: at the grid's edge and
+    where the foot lies more than a cell away), damped and clipped, and its basin partials."""
     h, _, u, w = water
-    q_eta, q_phi = pending
     nz, nx = h.shape
     c = dt / dx
     labels = basins.labels
@@ -640,23 +689,15 @@ def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
     _start(acc)
     cur, s, wt, cp, lo, hi = 0, 0.0, 0.0, 0.0, -np.inf, np.inf
     for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
+        edge = k == 0 or k == nz - 1 or nx < 3
+        if not edge:
+            _tent_row(pending, u, w, damp, c, part, k)
         for i in range(nx):
-            vx = 0.5 * (u[k, i] + u[k, i + 1])
-            vz = 0.5 * (w[k, i] + w[k + 1, i])
-            x = min(max(i - vx * c, 0.0), nx - 1.0)
-            z = min(max(k - vz * c, 0.0), nz - 1.0)
-            i0 = min(int(x), nx - 2) if nx > 1 else 0
-            k0 = min(int(z), nz - 2) if nz > 1 else 0
-            fx = x - i0
-            fz = z - k0
-            # the foot is clamped to the grid: unsigned indices (no negative-index wraparound in the gather)
-            x1 = np.uint64(min(i0 + 1, nx - 1))
-            z1 = np.uint64(min(k0 + 1, nz - 1))
-            x0 = np.uint64(i0)
-            z0 = np.uint64(k0)
-            a, bb, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
-            e = damp[k, i] * (a * q_eta[z0, x0] + bb * q_eta[z0, x1] + cc * q_eta[z1, x0] + d * q_eta[z1, x1])
-            p = damp[k, i] * (a * q_phi[z0, x0] + bb * q_phi[z0, x1] + cc * q_phi[z1, x0] + d * q_phi[z1, x1])
+            if (edge or i == 0 or i == nx - 1 or abs(-(0.5 * (u[k, i] + u[k, i + 1])) * c) > 1.0
+                    or abs(-(0.5 * (w[k, i] + w[k + 1, i])) * c) > 1.0):
+                e, p = _bilinear(pending, u, w, damp, c, k, i)
+            else:
+                e, p = part.eta[k, i], part.phi[k, i]
             e, r, cap, lk = _clip(part, h, lam, k, i, e, p)
             lb = labels[k, i]
             if lb != cur:
