@@ -44,20 +44,22 @@ Invariants the stage keeps (tests/physics/test_dispersion.py):
   recombined depth goes negative (no depth is clipped after the stage, which would create water)
   and dry cells carry no surface part;
 - below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
-- every operation is a fixed sequence of numpy/scipy calls and serial numba loops (sums in a fixed
-  order): bit for bit deterministic.
+- every operation is a fixed sequence of numpy/scipy calls and numba passes over fixed blocks of
+  ROWS rows, each block's partial sums combined in block order, whether the blocks run one after
+  another or on threads (engine/water/dispersion_threads.py): bit for bit deterministic, on any
+  number of threads.
 
 Open (absorbing, outflow) sides: the DCT reflects; a sponge of width SPONGE_CELLS (at least
 SPONGE_MIN m) damps the surface part at rate up to SPONGE_RATE 1/s near such a side, so short waves
 leave the pool there as long ones leave through the shallow-water solver's open sides.
 
-The stage (engine/water/surface.py) runs, each step: `depth_limiter` and `ramp_limiter` (lam),
-`load` (eta' and div v), one forward DCT of both, `split_spectra` (each level's surface spectra),
-one inverse DCT, `blend` and `limit` (eta_s, phi_s), `apply` (take them out of h, u, w); the
-forward DCT of the limited part if the limiter acted, `step_spectra` ((2) at each level), one
-inverse DCT, `blend` (the stepped part); after the shallow-water step `carry` (transport and
-sponge), the limiter again, `limit` and `apply` (add it back). Every transform takes all the levels'
-fields at once (scipy.fft over the last two axes, float32).
+The stage (engine/water/surface.py) runs, each step: `limiter` (lam), `load` (eta' and div v), one
+forward DCT of both, `split_spectra` (each level's surface spectra), one inverse DCT, `take_out`
+and `settle` (blend, limit, take eta_s, phi_s out of h, u, w); the forward DCT of the limited part
+if the limiter acted, `step_spectra` ((2) at each level), one inverse DCT, `blend` (the stepped
+part); after the shallow-water step the limiter again, `carry` (transport and sponge, limit) and
+`settle` (add it back). Every transform takes all the levels' fields at once (scipy.fft over the
+last two axes, float32).
 """
 from __future__ import annotations
 
