@@ -2,7 +2,9 @@
 with its blocks of ROWS rows under prange. Every cell is computed by the same row function with the
 same operands as there, and every reduction is combined by the same function from the blocks'
 partials in block order, so each kernel gives the same bits as its plain twin for any number of
-threads (tested). The stage takes these on grids that `schedule.parallel` puts on threads."""
+threads (tested). The stage takes these on grids that `schedule.parallel` puts on threads.
+`level_blend` (one light pass, only where the bed varies) stays plain: engine/warmup.py's large
+pool is flat, so a threaded twin would compile in the middle of play."""
 from __future__ import annotations
 
 from numba import njit, prange
@@ -34,13 +36,6 @@ def load(water, lam, ref, bed_smooth, inflow, dx, spec, stats):
     for b in prange(stats.shape[0]):
         dk.load_rows(water, lam, ref, bed_smooth, inflow, dx, spec, stats, b)
     return dk._load_result(stats)
-
-
-@njit(cache=True, parallel=True)
-def level_blend(ref, bed_smooth, levels, out):
-    """`dispersion.level_blend` on threads."""
-    for b in prange(dk.blocks(bed_smooth.shape[0])):
-        dk.level_blend_rows(ref, bed_smooth, levels, out, b)
 
 
 @njit(cache=True, parallel=True)

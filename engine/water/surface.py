@@ -118,7 +118,7 @@ class SurfaceWaves:
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
         levels = self.levels = dk.depth_levels(lo, hi)
         if len(levels) > 1:
-            run.level_blend(ref, bed_smooth, np.array(levels), self._blend)
+            dk.level_blend(ref, bed_smooth, np.array(levels), self._blend)
         key = levels
         parts = np.empty((2 * len(levels),) + self.shape, np.float32)
         run.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
