@@ -520,6 +520,8 @@ def _start(acc):
     acc[4, :] = np.inf
 
 
+# `take_out_rows` and `carry_rows` each write out the run of one basin (cur, s, wt, cp, lo, hi) as
+# local scalars: a helper carrying it as a tuple made `carry` 0.35 -> 0.60 ms at 256^2.
 @njit(cache=True, inline="always")
 def _flush(acc, b, s, wt, cp, lo, hi):
     """Add a run of cells of basin b (their sums s, wt, cp and range lo, hi) to the block's partials."""
