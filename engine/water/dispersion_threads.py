@@ -3,6 +3,9 @@ with its blocks of ROWS rows under prange. Every cell is computed by the same ro
 same operands as there, and every reduction is combined by the same function from the blocks'
 partials in block order, so each kernel gives the same bits as its plain twin for any number of
 threads (tested). The stage takes these on grids that `schedule.parallel` puts on threads.
+`limiter`, `take_out` and `carry` are plain Python around their threaded pass: a cached numba
+function that calls a parallel one can crash when a second cached version of it loads before
+numba's threading layer has started (tests/engine/kernels/test_cache.py).
 `level_blend` (one light pass, only where the bed varies) stays plain: engine/warmup.py's large
 pool is flat, so a threaded twin would compile in the middle of play."""
 from __future__ import annotations
@@ -18,13 +21,12 @@ def _limiter_pass(water, full, lim, stats):
         dk.limiter_rows(water, full, lim, stats, b)
 
 
-@njit(cache=True)
 def limiter(water, full, lim, table, stats):
     """`dispersion.limiter` on threads."""
     _limiter_pass(water, full, lim, stats)
     changed = False
     if stats[:, 4].any():
-        changed = stats[:, 3].any()
+        changed = bool(stats[:, 3].any())
         dk.distance_ramp(lim.dry, table, lim.shore)
         _limiter_pass(water, full, lim, stats)
     return dk._limiter_result(stats, changed)
@@ -65,7 +67,6 @@ def _take_out_pass(fields, levels, h, lam, basins, dx, part, stats):
         dk.take_out_rows(fields, levels, h, lam, basins, dx, part, stats, b)
 
 
-@njit(cache=True)
 def take_out(fields, levels, h, lam, basins, dx, part, stats):
     """`dispersion.take_out` on threads."""
     _take_out_pass(fields, levels, h, lam, basins, dx, part, stats)
@@ -78,7 +79,6 @@ def _carry_pass(pending, water, lam, basins, damp, dx, dt, part):
         dk.carry_rows(pending, water, lam, basins, damp, dx, dt, part, b)
 
 
-@njit(cache=True)
 def carry(pending, water, lam, basins, damp, dx, dt, part):
     """`dispersion.carry` on threads."""
     _carry_pass(pending, water, lam, basins, damp, dx, dt, part)
