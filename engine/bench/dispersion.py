@@ -5,10 +5,10 @@ and the same pool with a beach rising across the last third of it (rows "beach":
 the surface waves are stepped at up to MAX_LEVELS depths); dt = 1/120 s. For each grid a row gives
 wall ms per water step, median and best of several batches (the machines are shared), without the
 stage (`[water] dispersion = false`, the shallow-water step alone) and with it (split,
-shallow-water step, merge), their ratio, and `stage_ms`, the stage's own cost (the medians' difference:
-a figure that does not move with the shallow-water step's own speed); vorticity confinement is off in both and timed on its own
-(`confine_ms`); `cpu_ratio` is the same ratio in this process's CPU time (best batches), which a
-shared host's load inflates less. The issue's floor: at 256^2 the step with dispersion costs at most
+shallow-water step, merge), their ratio, and `stage_ms`, the stage's own cost (the medians'
+difference: a figure that does not move with the shallow-water step's own speed); vorticity
+confinement is off in both and timed on its own (`confine_ms`); `cpu_ratio` is the same ratio in
+this process's CPU time (best batches), which a shared host's load inflates less. The issue's floor: at 256^2 the step with dispersion costs at most
 2x the step without. `levels`: every bundled level idle (a whole simulation step, after a second of
 play), steps per wall and per CPU second with and without the stage, and the stage's wall ms per step
 (`stage_ms`, from the best batches).

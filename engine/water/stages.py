@@ -52,9 +52,8 @@ class WaterStages:
         step's scheduler (`schedule.Scheduler`) is about to take its threaded traversal and has not
         found it the slower (its re-timing of a slower traversal stays its own). Then numba's
         workers are awake and a core is free; threaded passes beside a one-thread step wake
-        sleeping workers each pass and wait for them (a 256^2 stage 20-150 ms a step on the shared
-        2-core host, against 4 ms plain; 7 ms the whole step with both threaded). Both ways give
-        the same bits: this only moves the time."""
+        sleeping workers on every pass and wait for them (docs/dispersion.md, session 15). Both
+        ways give the same bits: this only moves the time."""
         cells = grid.h.size
         sch = self.scheduler
         choose = getattr(sch, "_choose", None)

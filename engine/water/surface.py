@@ -34,7 +34,7 @@ REACH = int(SHORE) + 1   # cells: the ramp is 1 from SHORE + 1 cells on, so it i
 def dct(a: NDArray[np.float32]) -> NDArray[np.float32]:
     """Orthonormal DCT-II over the last two axes (cell-centred, reflective walls), float32: a surface
     part of millimetres needs no more than 1e-7 of it, and float32 takes half the time of float64.
-    One thread (scipy's `workers` = 2 was no faster on two fields of 256^2; docs/dispersion.md)."""
+    On one worker thread (docs/dispersion.md, session 15: why)."""
     return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
 
 
