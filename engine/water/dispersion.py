@@ -44,20 +44,22 @@ Invariants the stage keeps (tests/physics/test_dispersion.py):
   recombined depth goes negative (no depth is clipped after the stage, which would create water)
   and dry cells carry no surface part;
 - below QUIET (m) of surface elevation the stage does nothing: a lake at rest stays exactly still;
-- every operation is a fixed sequence of numpy/scipy calls and serial numba loops (sums in a fixed
-  order): bit for bit deterministic.
+- every operation is a fixed sequence of numpy/scipy calls and numba passes over fixed blocks of
+  ROWS rows, each block's partial sums combined in block order, whether the blocks run one after
+  another or on threads (engine/water/dispersion_threads.py): bit for bit deterministic, on any
+  number of threads.
 
 Open (absorbing, outflow) sides: the DCT reflects; a sponge of width SPONGE_CELLS (at least
 SPONGE_MIN m) damps the surface part at rate up to SPONGE_RATE 1/s near such a side, so short waves
 leave the pool there as long ones leave through the shallow-water solver's open sides.
 
-The stage (engine/water/surface.py) runs, each step: `depth_limiter` and `ramp_limiter` (lam),
-`load` (eta' and div v), one forward DCT of both, `split_spectra` (each level's surface spectra),
-one inverse DCT, `blend` and `limit` (eta_s, phi_s), `apply` (take them out of h, u, w); the
-forward DCT of the limited part if the limiter acted, `step_spectra` ((2) at each level), one
-inverse DCT, `blend` (the stepped part); after the shallow-water step `carry` (transport and
-sponge), the limiter again, `limit` and `apply` (add it back). Every transform takes all the levels'
-fields at once (scipy.fft over the last two axes, float32).
+The stage (engine/water/surface.py) runs, each step: `limiter` (lam), `load` (eta' and div v), one
+forward DCT of both, `split_spectra` (each level's surface spectra), one inverse DCT, `take_out`
+and `settle` (blend, limit, take eta_s, phi_s out of h, u, w); the forward DCT of the limited part
+if the limiter acted, `step_spectra` ((2) at each level), one inverse DCT, `blend` (the stepped
+part); after the shallow-water step the limiter again, `carry` (transport and sponge, limit) and
+`settle` (add it back). Every transform takes all the levels' fields at once (scipy.fft over the
+last two axes, float32).
 """
 from __future__ import annotations
 
@@ -181,14 +183,26 @@ Limit = namedtuple("Limit", "lam shore hull dry wet")
 from dry cells and from hulls that multiply it (float64, 1 away from both); dry and wet, the masks
 lam_depth <= 0 and lam > 0 as last seen (uint8), so that the ramps and basins are redone only when
 they change."""
-Basins = namedtuple("Basins", "labels sums weights caps lo hi")
+Basins = namedtuple("Basins", "labels sums weights caps lo hi part")
 """labels (nz, nx) int32: the basin (1..n) of each cell with lam > 0, 0 elsewhere; sums, weights,
-caps, lo, hi (n + 1,) float64: scratch for each basin's sums of eta_s, of lam and of the caps
-HALF h lam, and the range of means its cells can give up (`_clip`); after `_means`, each basin's
-correction (`settle`)."""
+caps, lo, hi (n + 1,) float64: each basin's sums of eta_s, of lam and of the caps HALF h lam, and
+the range of means its cells can give up (`_clip`), gathered from part (blocks, 5, n + 1), the same
+per block of rows; after `_means`, each basin's correction (`settle`)."""
 Levels = namedtuple("Levels", "index frac")
 """Per cell the lower of the two depth levels around its still-water depth (int32) and the weight of
 the upper one (float64): the piecewise-linear blend of the levels' results."""
+
+# Every pass runs over blocks of ROWS rows: one after another (the plain kernels), or on numba's
+# threads (the `_threads` kernels, same row functions). Each block writes its own cells and its own
+# row of partial results (stats (blocks, 5) float64, Basins.part); the partials are then combined in
+# block order. The blocks do not depend on the number of threads, so both give the same bits.
+ROWS = 8
+
+
+@njit(cache=True)
+def blocks(nz):
+    """How many blocks of ROWS rows cover nz rows."""
+    return (nz + ROWS - 1) // ROWS
 
 
 @njit(cache=True)
@@ -246,56 +260,83 @@ def label(mask, labels, stack):
 
 
 @njit(cache=True)
-def limiter(water, full, lim, table):
-    """lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1) (the depth limiter) * shore * hull, where
-    shore is the ramp (`distance_ramp` with `table`) from the dry cells (lam_depth <= 0), redone when
-    they changed; lim.dry and lim.wet (lam > 0) are updated. Returns (wet cells, their mean surface
-    bed + h (m), their smallest lam, whether the set of wet cells changed since the last call)."""
+def limiter_rows(water, full, lim, stats, b):
+    """Block b of the limiter: lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1) (the depth limiter)
+    * shore * hull; lim.dry (lam_depth <= 0) and lim.wet (lam > 0) updated; stats[b] = (wet cells,
+    the sum of their surface bed + h, their smallest lam, whether wet changed, whether dry changed)."""
     h = water.h
     nz, nx = h.shape
     scale = 1.0 / (full - DRY_H)
-    dry_changed = False
-    for k in range(nz):
-        for i in range(nx):
-            lam = min(max((h[k, i] - DRY_H) * scale, 0.0), 1.0)
-            lim.lam[k, i] = lam
-            dry = np.uint8(1) if lam <= 0.0 else np.uint8(0)
-            if dry != lim.dry[k, i]:
-                lim.dry[k, i] = dry
-                dry_changed = True
-    if dry_changed:
-        distance_ramp(lim.dry, table, lim.shore)
     n = 0
     total = 0.0
     lam_min = 1.0
-    changed = False
-    for k in range(nz):
+    changed = 0.0
+    dry_changed = 0.0
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
         for i in range(nx):
-            lam = lim.lam[k, i] * (lim.shore[k, i] * lim.hull[k, i])
+            lam = min(max((h[k, i] - DRY_H) * scale, 0.0), 1.0)
+            dry = np.uint8(1) if lam <= 0.0 else np.uint8(0)
+            if dry != lim.dry[k, i]:
+                lim.dry[k, i] = dry
+                dry_changed = 1.0
+            lam = lam * (lim.shore[k, i] * lim.hull[k, i])
             lim.lam[k, i] = lam
             wet = np.uint8(1) if lam > 0.0 else np.uint8(0)
             if wet != lim.wet[k, i]:
                 lim.wet[k, i] = wet
-                changed = True
+                changed = 1.0
             if wet:
                 n += 1
                 total += water.bed[k, i] + h[k, i]
                 lam_min = min(lam_min, lam)
-    return n, total / max(n, 1), lam_min, changed
+    stats[b, 0] = n
+    stats[b, 1] = total
+    stats[b, 2] = lam_min
+    stats[b, 3] = changed
+    stats[b, 4] = dry_changed
 
 
 @njit(cache=True)
-def load(water, lam, ref, bed_smooth, inflow, dx, spec):
-    """spec[0] = eta - ref on wet cells (0 elsewhere), spec[1] = div v (see the module docstring:
-    every side's face counts; an inflow side's face carries the next interior face's velocity),
-    float32, ready for the forward transform. Returns (lo, hi, sum of eta'^2, sum of (div v)^2): lo
-    and hi the smallest still-water depth ref - bed_smooth of a wet cell at least MIN_LEVEL deep
-    (MIN_LEVEL if none) and the largest of a wet cell, m: the range the depth levels span."""
+def _limiter_result(stats, changed):
+    """(wet cells, their mean surface, their smallest lam, whether the wet cells changed) from the
+    blocks' stats, in block order."""
+    n = 0.0
+    total = 0.0
+    lam_min = 1.0
+    for b in range(stats.shape[0]):
+        n += stats[b, 0]
+        total += stats[b, 1]
+        lam_min = min(lam_min, stats[b, 2])
+        changed = changed or stats[b, 3] > 0.0
+    return int(n), total / max(n, 1.0), lam_min, changed
+
+
+@njit(cache=True)
+def limiter(water, full, lim, table, stats):
+    """lim.lam = the depth limiter times the shore ramp (`distance_ramp` with `table`) from the dry
+    cells (lam_depth <= 0), redone (and the pass with it) when they changed, times the hull ramp.
+    Returns (wet cells, their mean surface bed + h (m), their smallest lam, whether the set of wet
+    cells changed since the last call). stats: (blocks, 5) scratch."""
+    nb = stats.shape[0]
+    for b in range(nb):
+        limiter_rows(water, full, lim, stats, b)
+    changed = False
+    if stats[:, 4].any():
+        changed = stats[:, 3].any()
+        distance_ramp(lim.dry, table, lim.shore)
+        for b in range(nb):
+            limiter_rows(water, full, lim, stats, b)
+    return _limiter_result(stats, changed)
+
+
+@njit(cache=True)
+def load_rows(water, lam, ref, bed_smooth, inflow, dx, spec, stats, b):
+    """Block b of `load`; stats[b] = (lo, hi, sum of eta'^2, sum of (div v)^2) of its cells."""
     h, bed, u, w = water
     nz, nx = h.shape
     lo, hi = np.inf, 0.0
     e2, d2 = 0.0, 0.0
-    for k in range(nz):
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
         for i in range(nx):
             ul, ur = u[k, i], u[k, i + 1]
             ws, wn = w[k, i], w[k + 1, i]
@@ -320,16 +361,40 @@ def load(water, lam, ref, bed_smooth, inflow, dx, spec):
                     lo = min(lo, still)
             else:
                 spec[0, k, i] = 0.0
+    stats[b, 0] = lo
+    stats[b, 1] = hi
+    stats[b, 2] = e2
+    stats[b, 3] = d2
+
+
+@njit(cache=True)
+def _load_result(stats):
+    lo, hi, e2, d2 = np.inf, 0.0, 0.0, 0.0
+    for b in range(stats.shape[0]):
+        lo = min(lo, stats[b, 0])
+        hi = max(hi, stats[b, 1])
+        e2 += stats[b, 2]
+        d2 += stats[b, 3]
     return (lo if lo < np.inf else MIN_LEVEL), hi, e2, d2
 
 
 @njit(cache=True)
-def level_blend(ref, bed_smooth, levels, out):
-    """out.index, out.frac of each cell's still-water depth ref - bed_smooth, clamped to the levels'
-    range: the hats of `levels` (sorted, at least two) in piecewise-linear interpolation."""
+def load(water, lam, ref, bed_smooth, inflow, dx, spec, stats):
+    """spec[0] = eta - ref on wet cells (0 elsewhere), spec[1] = div v (see the module docstring:
+    every side's face counts; an inflow side's face carries the next interior face's velocity),
+    float32, ready for the forward transform. Returns (lo, hi, sum of eta'^2, sum of (div v)^2): lo
+    and hi the smallest still-water depth ref - bed_smooth of a wet cell at least MIN_LEVEL deep
+    (MIN_LEVEL if none) and the largest of a wet cell, m: the range the depth levels span."""
+    for b in range(stats.shape[0]):
+        load_rows(water, lam, ref, bed_smooth, inflow, dx, spec, stats, b)
+    return _load_result(stats)
+
+
+@njit(cache=True)
+def level_blend_rows(ref, bed_smooth, levels, out, b):
     nz, nx = bed_smooth.shape
     n = len(levels)
-    for k in range(nz):
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
         for i in range(nx):
             d = min(max(ref - bed_smooth[k, i], levels[0]), levels[n - 1])
             j = 0
@@ -340,11 +405,17 @@ def level_blend(ref, bed_smooth, levels, out):
 
 
 @njit(cache=True)
-def split_spectra(spec, k2, keep, out):
-    """Each level j's surface spectra (1 - L(k H_j)) times the spectra of eta' and phi, phi's by
-    div grad phi = div v: P = -D / K2 (0 for the mode K2 = 0). out[2 j] eta's, out[2 j + 1] phi's."""
+def level_blend(ref, bed_smooth, levels, out):
+    """out.index, out.frac of each cell's still-water depth ref - bed_smooth, clamped to the levels'
+    range: the hats of `levels` (sorted, at least two) in piecewise-linear interpolation."""
+    for b in range(blocks(bed_smooth.shape[0])):
+        level_blend_rows(ref, bed_smooth, levels, out, b)
+
+
+@njit(cache=True)
+def split_spectra_rows(spec, k2, keep, out, b):
     nl, nz, nx = keep.shape
-    for k in range(nz):
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
         for i in range(nx):
             e = spec[0, k, i]
             p = np.float32(-spec[1, k, i] / k2[k, i]) if k2[k, i] > 0.0 else np.float32(0.0)
@@ -354,21 +425,35 @@ def split_spectra(spec, k2, keep, out):
 
 
 @njit(cache=True)
-def step_spectra(src, per_level, coef, decay, out):
-    """Equation (2) for each level j: out[2 j] = c E + a P, out[2 j + 1] = (c P - b E) decay, with
-    (c, a, b) = coef[j] and (E, P) = src[2 j], src[2 j + 1] (per_level) or src[0], src[1] (one pair
-    for every level). decay: per mode, the viscous and uniform damping of phi over the step."""
+def split_spectra(spec, k2, keep, out):
+    """Each level j's surface spectra (1 - L(k H_j)) times the spectra of eta' and phi, phi's by
+    div grad phi = div v: P = -D / K2 (0 for the mode K2 = 0). out[2 j] eta's, out[2 j + 1] phi's."""
+    for b in range(blocks(k2.shape[0])):
+        split_spectra_rows(spec, k2, keep, out, b)
+
+
+@njit(cache=True)
+def step_spectra_rows(src, per_level, coef, decay, out, b):
     nl = coef.shape[0]
     nz, nx = decay.shape
     for j in range(nl):
         s = 2 * j if per_level else 0
-        for k in range(nz):
+        for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
             for i in range(nx):
                 e = src[s, k, i]
                 p = src[s + 1, k, i]
                 c = coef[j, 0, k, i]
                 out[2 * j, k, i] = c * e + coef[j, 1, k, i] * p
                 out[2 * j + 1, k, i] = (c * p - coef[j, 2, k, i] * e) * decay[k, i]
+
+
+@njit(cache=True)
+def step_spectra(src, per_level, coef, decay, out):
+    """Equation (2) for each level j: out[2 j] = c E + a P, out[2 j + 1] = (c P - b E) decay, with
+    (c, a, b) = coef[j] and (E, P) = src[2 j], src[2 j + 1] (per_level) or src[0], src[1] (one pair
+    for every level). decay: per mode, the viscous and uniform damping of phi over the step."""
+    for b in range(blocks(decay.shape[0])):
+        step_spectra_rows(src, per_level, coef, decay, out, b)
 
 
 @njit(cache=True, inline="always")
@@ -383,12 +468,18 @@ def _blended(fields, levels, k, i):
 
 
 @njit(cache=True)
-def blend(fields, levels, out):
-    """out.eta, out.phi = the levels' fields blended per cell (`_blended`)."""
+def blend_rows(fields, levels, out, b):
     nz, nx = out.eta.shape
-    for k in range(nz):
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
         for i in range(nx):
             out.eta[k, i], out.phi[k, i] = _blended(fields, levels, k, i)
+
+
+@njit(cache=True)
+def blend(fields, levels, out):
+    """out.eta, out.phi = the levels' fields blended per cell (`_blended`)."""
+    for b in range(blocks(out.eta.shape[0])):
+        blend_rows(fields, levels, out, b)
 
 
 # The volume correction of a basin (`_clip`, `_means`, `settle`). After clipping, a cell holds
@@ -407,47 +498,66 @@ def blend(fields, levels, out):
 # of the cells' r, so |m| <= max |r|: the room form is needed only where some |r| >= c / 2 >= HALF
 # DRY_H / 2, never for a quiet surface part.
 @njit(cache=True, inline="always")
-def _clip(part, h, lam, basins, k, i, e, p):
-    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam; add e, lam
-    and the cap HALF h lam to the cell's basin sums and narrow its range of safe means."""
+def _clip(part, h, lam, k, i, e, p):
+    """Store the limited (e, p) of cell (k, i): e = clip(e, -HALF h, HALF h) lam, p lam. Returns
+    (e, r, cap, lam): what the cell adds to its basin's sums (`_Sums`)."""
     lk = lam[k, i]
     cap = HALF * h[k, i]
     r = min(max(e, -cap), cap)
     e = r * lk
     part.eta[k, i] = e
     part.phi[k, i] = p * lk
-    b = basins.labels[k, i]
-    basins.sums[b] += e
-    basins.weights[b] += lk
-    basins.caps[b] += cap * lk
-    basins.lo[b] = max(basins.lo[b], r - cap)
-    basins.hi[b] = min(basins.hi[b], r + cap)
-    return e
+    return e, r, cap, lk
 
 
 @njit(cache=True, inline="always")
-def _start(basins):
-    """Clear the basins' scratch for a first pass of `_clip`."""
-    basins.sums[:] = 0.0
-    basins.weights[:] = 0.0
-    basins.caps[:] = 0.0
-    basins.lo[:] = -np.inf
-    basins.hi[:] = np.inf
+def _start(acc):
+    """Clear a block's basin partials (5, n + 1): sums of e, lam, cap lam; max of r - cap, min of r + cap."""
+    acc[0, :] = 0.0
+    acc[1, :] = 0.0
+    acc[2, :] = 0.0
+    acc[3, :] = -np.inf
+    acc[4, :] = np.inf
 
 
+# `take_out_rows` and `carry_rows` each write out the run of one basin (cur, s, wt, cp, lo, hi) as
+# local scalars, which stay in registers (a helper carrying it as a tuple was far slower).
 @njit(cache=True, inline="always")
+def _flush(acc, b, s, wt, cp, lo, hi):
+    """Add a run of cells of basin b (their sums s, wt, cp and range lo, hi) to the block's partials."""
+    acc[0, b] += s
+    acc[1, b] += wt
+    acc[2, b] += cp
+    acc[3, b] = max(acc[3, b], lo)
+    acc[4, b] = min(acc[4, b], hi)
+
+
+@njit(cache=True)
 def _means(basins):
-    """Each basin's correction (see above): sums[b] = the mean m and caps[b] = 0 where the mean keeps
-    every cell within its cap, else sums[b] = 0 and caps[b] = s f (the room form); basin 0 (outside
-    every basin) none. Returns a bound on the correction of any cell: |m|, or |S| >= f sum(cap)."""
-    sums, weights, caps = basins.sums, basins.weights, basins.caps
+    """Gather the blocks' partials (in block order) into each basin's sums, then each basin's
+    correction (see above): sums[b] = the mean m and caps[b] = 0 where the mean keeps every cell
+    within its cap, else sums[b] = 0 and caps[b] = s f (the room form); basin 0 (outside every
+    basin) none. Returns a bound on the correction of any cell: |m|, or |S| >= f sum(cap)."""
+    sums, weights, caps, lo, hi, part = basins.sums, basins.weights, basins.caps, basins.lo, basins.hi, basins.part
+    sums[:] = 0.0
+    weights[:] = 0.0
+    caps[:] = 0.0
+    lo[:] = -np.inf
+    hi[:] = np.inf
+    for blk in range(part.shape[0]):
+        for b in range(len(sums)):
+            sums[b] += part[blk, 0, b]
+            weights[b] += part[blk, 1, b]
+            caps[b] += part[blk, 2, b]
+            lo[b] = max(lo[b], part[blk, 3, b])
+            hi[b] = min(hi[b], part[blk, 4, b])
     top = 0.0
     sums[0] = 0.0
     caps[0] = 0.0
     for b in range(1, len(sums)):
         s = sums[b]
         m = s / weights[b] if weights[b] > 0.0 else 0.0
-        if basins.lo[b] <= m <= basins.hi[b]:
+        if lo[b] <= m <= hi[b]:
             sums[b] = m
             caps[b] = 0.0
             top = max(top, abs(m))
@@ -459,27 +569,150 @@ def _means(basins):
 
 
 @njit(cache=True)
-def take_out(fields, levels, h, lam, basins, dx, part):
+def take_out_rows(fields, levels, h, lam, basins, dx, part, stats, b):
+    """Block b of `take_out`: its cells blended and clipped (`_clip`), its basin partials, and
+    stats[b] = (whether every blended |eta| <= HALF h, max |eta| clipped, max |grad phi|)."""
+    nz, nx = h.shape
+    labels = basins.labels
+    acc = basins.part[b]
+    _start(acc)
+    k0 = b * ROWS
+    within = 1.0
+    e_max = 0.0
+    v_max = 0.0
+    cur, s, wt, cp, lo, hi = 0, 0.0, 0.0, 0.0, -np.inf, np.inf
+    for k in range(k0, min(nz, k0 + ROWS)):
+        for i in range(nx):
+            e, p = _blended(fields, levels, k, i)
+            if abs(e) > HALF * h[k, i]:
+                within = 0.0
+            e, r, cap, lk = _clip(part, h, lam, k, i, e, p)
+            e_max = max(e_max, abs(e))
+            lb = labels[k, i]
+            if lb != cur:
+                _flush(acc, cur, s, wt, cp, lo, hi)
+                cur, s, wt, cp, lo, hi = lb, 0.0, 0.0, 0.0, -np.inf, np.inf
+            s += e
+            wt += lk
+            cp += cap * lk
+            lo = max(lo, r - cap)
+            hi = min(hi, r + cap)
+            if i > 0:
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k, i - 1]) / dx)
+            if k > k0:
+                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k - 1, i]) / dx)
+            elif k > 0:   # the row above is another block's: its phi again, by the same operations
+                v_max = max(v_max, abs(part.phi[k, i] - _blended(fields, levels, k - 1, i)[1] * lam[k - 1, i]) / dx)
+    _flush(acc, cur, s, wt, cp, lo, hi)
+    stats[b, 0] = within
+    stats[b, 1] = e_max
+    stats[b, 2] = v_max
+
+
+@njit(cache=True)
+def _take_out_result(basins, stats):
+    within = True
+    e_max = 0.0
+    v_max = 0.0
+    for b in range(stats.shape[0]):
+        within = within and stats[b, 0] > 0.0
+        e_max = max(e_max, stats[b, 1])
+        v_max = max(v_max, stats[b, 2])
+    return within, e_max + _means(basins), v_max
+
+
+@njit(cache=True)
+def take_out(fields, levels, h, lam, basins, dx, part, stats):
     """The first pass of the split's limiting: part = the levels' fields blended (`_blended`), eta
     clipped to +-HALF h and both times lam (`_clip`), each basin's mean found (`_means`). Returns
     (whether every blended |eta| <= HALF h, a bound on max |eta| after `settle`, max |grad phi| over
     the interior faces, m/s)."""
+    for b in range(stats.shape[0]):
+        take_out_rows(fields, levels, h, lam, basins, dx, part, stats, b)
+    return _take_out_result(basins, stats)
+
+
+@njit(cache=True, inline="always")
+def _bilinear(pending, u, w, damp, c, k, i):
+    """damp pending at the foot (x, z) = (i, k) - v dt / dx of cell (k, i), bilinear, the foot clamped
+    to the grid; v at the cell centre the mean of its two faces. (eta, phi)."""
+    q_eta, q_phi = pending
+    nz, nx = q_eta.shape
+    vx = 0.5 * (u[k, i] + u[k, i + 1])
+    vz = 0.5 * (w[k, i] + w[k + 1, i])
+    x = min(max(i - vx * c, 0.0), nx - 1.0)
+    z = min(max(k - vz * c, 0.0), nz - 1.0)
+    i0 = min(int(x), nx - 2) if nx > 1 else 0
+    k0 = min(int(z), nz - 2) if nz > 1 else 0
+    fx = x - i0
+    fz = z - k0
+    i1 = min(i0 + 1, nx - 1)
+    k1 = min(k0 + 1, nz - 1)
+    a, bb, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
+    return (damp[k, i] * (a * q_eta[k0, i0] + bb * q_eta[k0, i1] + cc * q_eta[k1, i0] + d * q_eta[k1, i1]),
+            damp[k, i] * (a * q_phi[k0, i0] + bb * q_phi[k0, i1] + cc * q_phi[k1, i0] + d * q_phi[k1, i1]))
+
+
+@njit(cache=True)
+def _tent_row(pending, u, w, damp, c, part, k):
+    """`_bilinear` of the interior cells of row k (0 < k < nz - 1, 0 < i < nx - 1) where the foot lies
+    within one cell of the centre, |v| dt / dx <= 1 in both directions: there bilinear interpolation
+    is the tent-weighted sum over the 3 x 3 neighbours, weights (max(-s, 0), 1 - |s|, max(s, 0)) in
+    each direction for the displacement s = -v dt / dx (no clamping, no index arithmetic: the loop
+    vectorises). Cells whose |s| exceeds 1 get a value here that `carry_rows` replaces."""
+    q_eta, q_phi = pending
+    nx = q_eta.shape[1]
+    for i in range(1, nx - 1):
+        sx = -(0.5 * (u[k, i] + u[k, i + 1])) * c
+        sz = -(0.5 * (w[k, i] + w[k + 1, i])) * c
+        xm = max(-sx, 0.0)
+        xp = max(sx, 0.0)
+        x0 = 1.0 - xm - xp
+        zm = max(-sz, 0.0)
+        zp = max(sz, 0.0)
+        z0 = 1.0 - zm - zp
+        em = xm * q_eta[k - 1, i - 1] + x0 * q_eta[k - 1, i] + xp * q_eta[k - 1, i + 1]
+        e0 = xm * q_eta[k, i - 1] + x0 * q_eta[k, i] + xp * q_eta[k, i + 1]
+        ep = xm * q_eta[k + 1, i - 1] + x0 * q_eta[k + 1, i] + xp * q_eta[k + 1, i + 1]
+        pm = xm * q_phi[k - 1, i - 1] + x0 * q_phi[k - 1, i] + xp * q_phi[k - 1, i + 1]
+        p0 = xm * q_phi[k, i - 1] + x0 * q_phi[k, i] + xp * q_phi[k, i + 1]
+        pp = xm * q_phi[k + 1, i - 1] + x0 * q_phi[k + 1, i] + xp * q_phi[k + 1, i + 1]
+        part.eta[k, i] = damp[k, i] * (zm * em + z0 * e0 + zp * ep)
+        part.phi[k, i] = damp[k, i] * (zm * pm + z0 * p0 + zp * pp)
+
+
+@njit(cache=True)
+def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
+    """Block b of `carry`: its cells carried (`_tent_row`, else `_bilinear`: at the grid's edge and
+    where the foot lies more than a cell away), damped and clipped, and its basin partials."""
+    h, _, u, w = water
     nz, nx = h.shape
-    _start(basins)
-    within = True
-    e_max = 0.0
-    v_max = 0.0
-    for k in range(nz):
+    c = dt / dx
+    labels = basins.labels
+    acc = basins.part[b]
+    _start(acc)
+    cur, s, wt, cp, lo, hi = 0, 0.0, 0.0, 0.0, -np.inf, np.inf
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
+        edge = k == 0 or k == nz - 1 or nx < 3
+        if not edge:
+            _tent_row(pending, u, w, damp, c, part, k)
         for i in range(nx):
-            e, p = _blended(fields, levels, k, i)
-            if abs(e) > HALF * h[k, i]:
-                within = False
-            e_max = max(e_max, abs(_clip(part, h, lam, basins, k, i, e, p)))
-            if i > 0:
-                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k, i - 1]) / dx)
-            if k > 0:
-                v_max = max(v_max, abs(part.phi[k, i] - part.phi[k - 1, i]) / dx)
-    return within, e_max + _means(basins), v_max
+            if (edge or i == 0 or i == nx - 1 or abs(-(0.5 * (u[k, i] + u[k, i + 1])) * c) > 1.0
+                    or abs(-(0.5 * (w[k, i] + w[k + 1, i])) * c) > 1.0):
+                e, p = _bilinear(pending, u, w, damp, c, k, i)
+            else:
+                e, p = part.eta[k, i], part.phi[k, i]
+            e, r, cap, lk = _clip(part, h, lam, k, i, e, p)
+            lb = labels[k, i]
+            if lb != cur:
+                _flush(acc, cur, s, wt, cp, lo, hi)
+                cur, s, wt, cp, lo, hi = lb, 0.0, 0.0, 0.0, -np.inf, np.inf
+            s += e
+            wt += lk
+            cp += cap * lk
+            lo = max(lo, r - cap)
+            hi = min(hi, r + cap)
+    _flush(acc, cur, s, wt, cp, lo, hi)
 
 
 @njit(cache=True)
@@ -489,28 +722,33 @@ def carry(pending, water, lam, basins, damp, dx, dt, part):
     the cell centre the mean of its two faces, pending bilinear, the foot clamped to the grid (v = 0
     gives damp pending exactly); then limited by the bulk depth (`_clip`) and each basin's mean
     found (`_means`)."""
-    h, _, u, w = water
-    q_eta, q_phi = pending
-    nz, nx = h.shape
-    c = dt / dx
-    _start(basins)
-    for k in range(nz):
-        for i in range(nx):
-            vx = 0.5 * (u[k, i] + u[k, i + 1])
-            vz = 0.5 * (w[k, i] + w[k + 1, i])
-            x = min(max(i - vx * c, 0.0), nx - 1.0)
-            z = min(max(k - vz * c, 0.0), nz - 1.0)
-            i0 = min(int(x), nx - 2) if nx > 1 else 0
-            k0 = min(int(z), nz - 2) if nz > 1 else 0
-            fx = x - i0
-            fz = z - k0
-            i1 = min(i0 + 1, nx - 1)
-            k1 = min(k0 + 1, nz - 1)
-            a, b, cc, d = (1.0 - fz) * (1.0 - fx), (1.0 - fz) * fx, fz * (1.0 - fx), fz * fx
-            e = damp[k, i] * (a * q_eta[k0, i0] + b * q_eta[k0, i1] + cc * q_eta[k1, i0] + d * q_eta[k1, i1])
-            p = damp[k, i] * (a * q_phi[k0, i0] + b * q_phi[k0, i1] + cc * q_phi[k1, i0] + d * q_phi[k1, i1])
-            _clip(part, h, lam, basins, k, i, e, p)
+    for b in range(basins.part.shape[0]):
+        carry_rows(pending, water, lam, basins, damp, dx, dt, part, b)
     _means(basins)
+
+
+@njit(cache=True)
+def settle_rows(water, part, lam, basins, sign, dx, spec, b):
+    h, _, u, w = water
+    eta, phi = part
+    nz, nx = h.shape
+    for k in range(b * ROWS, min(nz, b * ROWS + ROWS)):
+        for i in range(nx):
+            lb = basins.labels[k, i]
+            g = basins.caps[lb]
+            if g == 0.0:
+                e = eta[k, i] - lam[k, i] * basins.sums[lb]
+            else:        # the room form: e - f (e + s cap), g = s f
+                e = eta[k, i] - (abs(g) * eta[k, i] + g * (HALF * h[k, i] * lam[k, i]))
+            eta[k, i] = e
+            spec[0, k, i] = e
+            spec[1, k, i] = phi[k, i]
+            h[k, i] += sign * e
+        for i in range(1, nx):        # the faces in loops of their own (no branch per cell)
+            u[k, i] = u[k, i] + sign * ((phi[k, i] - phi[k, i - 1]) / dx)
+        if k > 0:
+            for i in range(nx):
+                w[k, i] = w[k, i] + sign * ((phi[k, i] - phi[k - 1, i]) / dx)
 
 
 @njit(cache=True)
@@ -519,22 +757,5 @@ def settle(water, part, lam, basins, sign, dx, spec):
     then 0 to round-off and |eta| <= HALF h lam still), then h += sign eta and each interior face +=
     sign grad phi (the pool's side faces keep their own); spec[0], spec[1] = eta, phi as float32 (for
     the forward transform). h must be the depth `_clip` limited by (read before it is changed)."""
-    h, _, u, w = water
-    eta, phi = part
-    nz, nx = h.shape
-    for k in range(nz):
-        for i in range(nx):
-            b = basins.labels[k, i]
-            g = basins.caps[b]
-            if g == 0.0:
-                e = eta[k, i] - lam[k, i] * basins.sums[b]
-            else:        # the room form: e - f (e + s cap), g = s f
-                e = eta[k, i] - (abs(g) * eta[k, i] + g * (HALF * h[k, i] * lam[k, i]))
-            eta[k, i] = e
-            spec[0, k, i] = e
-            spec[1, k, i] = phi[k, i]
-            h[k, i] += sign * e
-            if i > 0:
-                u[k, i] = u[k, i] + sign * ((phi[k, i] - phi[k, i - 1]) / dx)
-            if k > 0:
-                w[k, i] = w[k, i] + sign * ((phi[k, i] - phi[k - 1, i]) / dx)
+    for b in range(basins.part.shape[0]):
+        settle_rows(water, part, lam, basins, sign, dx, spec, b)

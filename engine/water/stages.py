@@ -47,6 +47,26 @@ class WaterStages:
                                              float(grid.eddy_viscosity), inflow_sides)
         return st
 
+    def _threaded(self, grid: WaterGrid) -> bool:
+        """Whether the surface-wave stage's passes run on threads this step: where the shallow-water
+        step's scheduler (`schedule.Scheduler`) is about to take its threaded traversal and has not
+        found it the slower (its re-timing of a slower traversal stays its own). Then numba's
+        workers are awake and a core is free; threaded passes beside a one-thread step wake
+        sleeping workers on every pass and wait for them (docs/dispersion.md, session 15). Both
+        ways give the same bits: this only moves the time."""
+        cells = grid.h.size
+        sch = self.scheduler
+        choose = getattr(sch, "_choose", None)
+        pace = getattr(sch, "pace", None)
+        if not schedule.parallel(cells) or choose is None or not isinstance(pace, dict):
+            return False
+        if sch.cells != cells:   # a scheduler new to this grid starts by timing its threaded traversal
+            return True
+        if not choose():
+            return False
+        threaded, one = sorted(pace.get(True, [])), sorted(pace.get(False, []))
+        return not one or not threaded or threaded[len(threaded) // 2] < one[len(one) // 2]
+
     def step(self, grid: WaterGrid, dt: float, time: float = 0.0, covered: NDArray | None = None) -> None:
         """Advance the grid by dt: confinement, split, the shallow-water step, merge. `covered` (m,
         cells): the height of floating bodies counted in h, which the surface part treats as shore."""
@@ -58,7 +78,7 @@ class WaterStages:
         if self.dispersion:
             stage = self._surface(grid)
             water = dk.Water(grid.h, grid.bed, grid.u, grid.w)
-            pending = stage.split(water, dt, covered)
+            pending = stage.split(water, dt, covered, self._threaded(grid))
         grid.step(dt, time, self.scheduler)
         if pending is not None:
             stage.merge(pending, dk.Water(grid.h, grid.bed, grid.u, grid.w), dt, covered)

@@ -16,13 +16,14 @@ shape, sides, bed and dry cells, redone when they change.
 from __future__ import annotations
 
 import math
-
+from types import ModuleType
 import numpy as np
 import scipy.fft as sfft
 from numpy.typing import NDArray
 from scipy import ndimage
 
 from engine.water import dispersion as dk
+from engine.water import dispersion_threads, schedule
 
 SMOOTH = 5       # cells: width of the bed average that sets each cell's depth level weights
 SHORE = 3.0      # cells: the surface part ramps in over this distance from the nearest dry cell
@@ -32,7 +33,8 @@ REACH = int(SHORE) + 1   # cells: the ramp is 1 from SHORE + 1 cells on, so it i
 
 def dct(a: NDArray[np.float32]) -> NDArray[np.float32]:
     """Orthonormal DCT-II over the last two axes (cell-centred, reflective walls), float32: a surface
-    part of millimetres needs no more than 1e-7 of it, and float32 takes half the time of float64."""
+    part of millimetres needs no more than 1e-7 of it, and float32 takes half the time of float64.
+    On one worker thread (docs/dispersion.md, session 15: why)."""
     return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
 
 
@@ -75,11 +77,13 @@ class SurfaceWaves:
         self._lim = dk.Limit(np.zeros(shape), np.ones(shape), np.ones(shape),
                              np.full(shape, 2, np.uint8), np.full(shape, 2, np.uint8))
         self._basins = _basins(np.zeros(shape, np.int32), 1)
+        self._stats = np.zeros((dk.blocks(nz), 5))     # the passes' partial results, a row per block
         self._blend = dk.Levels(np.zeros(shape, np.int32), np.zeros(shape))
         self._spec = np.zeros((2, nz, nx), np.float32)
         self._part = dk.Surface(np.zeros(shape), np.zeros(shape))
         self._carried = dk.Surface(np.zeros(shape), np.zeros(shape))
         self._pending = Pending(shape)
+        self.threaded = False                         # whether this step's passes run on threads
         self._bed: NDArray | None = None
         self._bed_smooth = np.zeros(shape)
         self._hull_source = np.zeros(shape, np.bool_)
@@ -92,18 +96,23 @@ class SurfaceWaves:
         self._sponge: dict[float, NDArray] = {}
 
     # -- the two halves ----------------------------------------------------------------------
-    def split(self, water: dk.Water, dt: float, covered: NDArray | None = None) -> Pending | None:
+    def split(self, water: dk.Water, dt: float, covered: NDArray | None = None,
+              threaded: bool = False) -> Pending | None:
         """Take the surface part out of water (h, u, w, in place) and step it over dt; return the
         stepped part for `merge`, or None when there is none (calm, or no wet cell: then water is
         untouched). `covered` (m, cells): the height of floating bodies counted in h (CoupleWater);
-        the surface part ramps out towards those columns (see `_hull`)."""
+        the surface part ramps out towards those columns (see `_hull`). threaded: this step's passes
+        (split and merge) run on numba's threads (`dispersion_threads`, the same bits) where the grid
+        is large enough for `schedule.parallel`."""
+        self.threaded = threaded and schedule.parallel(self.shape[0] * self.shape[1])
+        run = self._passes()
         n_wet, ref, lam_min = self._limiter(water, covered)
         if n_wet == 0:
             return None
         lam = self._lim.lam
         bed_smooth = self._smooth_bed(water.bed)
         spec = self._spec
-        lo, hi, e2, d2 = dk.load(water, lam, ref, bed_smooth, self._inflow, self.dx, spec)
+        lo, hi, e2, d2 = run.load(water, lam, ref, bed_smooth, self._inflow, self.dx, spec, self._stats)
         if self._calm(e2, d2):
             return None
         # the still-water depth sets both the split and the dispersion of each cell: blend the levels' results
@@ -112,29 +121,35 @@ class SurfaceWaves:
             dk.level_blend(ref, bed_smooth, np.array(levels), self._blend)
         key = levels
         parts = np.empty((2 * len(levels),) + self.shape, np.float32)
-        dk.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
+        run.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
         part = self._part
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
-        within, e_max, v_max = dk.take_out(idct(parts), self._blend, water.h, lam, self._basins, self.dx, part)
+        within, e_max, v_max = run.take_out(idct(parts), self._blend, water.h, lam, self._basins, self.dx,
+                                            part, self._stats)
         if e_max < dk.QUIET and v_max < QUIET_V:
             return None
-        dk.settle(water, part, lam, self._basins, -1.0, self.dx, spec)   # the bulk, which the shallow-water step advances
+        run.settle(water, part, lam, self._basins, -1.0, self.dx, spec)   # the bulk, which the shallow-water step advances
         unlimited = within and len(levels) == 1 and lam_min >= 1.0
         # unlimited: the limiter only removed the sum's round-off, the spectra are eta_s's; else
         # transform the limited part (settle left it in spec)
         src = parts if unlimited else dct(spec)
         stepped = np.empty_like(parts)
-        dk.step_spectra(src, unlimited, self._coef_of(key, dt), self._decay_of(dt), stepped)
-        dk.blend(idct(stepped), self._blend, self._pending.part)
+        run.step_spectra(src, unlimited, self._coef_of(key, dt), self._decay_of(dt), stepped)
+        run.blend(idct(stepped), self._blend, self._pending.part)
         return self._pending
 
     def merge(self, pending: Pending, water: dk.Water, dt: float, covered: NDArray | None = None) -> None:
         """Carry the stepped surface part by the bulk velocity (u, w) over dt, limit it by the bulk
         depth h and add it back to water (in place)."""
+        run = self._passes()
         self._limiter(water, covered, hull=False)
-        dk.carry(pending.part, water, self._lim.lam, self._basins, self._sponge_of(dt), self.dx, float(dt),
-                 self._carried)
-        dk.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
+        run.carry(pending.part, water, self._lim.lam, self._basins, self._sponge_of(dt), self.dx, float(dt),
+                  self._carried)
+        run.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
+
+    def _passes(self) -> ModuleType:
+        """The kernels' module of this step: threaded or plain (the same bits)."""
+        return dispersion_threads if self.threaded else dk
 
     def _calm(self, e2: float, d2: float) -> bool:
         """Whether the surface part is surely below QUIET and QUIET_V, from the sums of squares of eta'
@@ -158,7 +173,8 @@ class SurfaceWaves:
         lim = self._lim
         if hull:
             self._hull(covered)
-        n, ref, lam_min, changed = dk.limiter(water, self.full, lim, self._table)
+        run = self._passes()
+        n, ref, lam_min, changed = run.limiter(water, self.full, lim, self._table, self._stats)
         if changed:
             n_basins = dk.label(lim.wet, self._basins.labels, self._stack)
             self._basins = _basins(self._basins.labels, n_basins)
@@ -230,8 +246,9 @@ class SurfaceWaves:
 
 
 def _basins(labels: NDArray[np.int32], n: int) -> dk.Basins:
-    """Basins over `labels` (1..n) with their scratch sums."""
-    return dk.Basins(labels, *(np.zeros(n + 1) for _ in range(5)))
+    """Basins over `labels` (1..n) with their scratch sums, and each block's partials."""
+    sums, weights, caps, lo, hi = (np.zeros(n + 1) for _ in range(5))
+    return dk.Basins(labels, sums, weights, caps, lo, hi, np.zeros((dk.blocks(labels.shape[0]), 5, n + 1)))
 
 
 def _evict(cache: dict, keep: int = 8) -> None:

@@ -292,6 +292,37 @@ def test_bit_for_bit_deterministic():
     assert run() == run()
 
 
+@pytest.mark.parametrize("scene", ["beach", "harbour", "river"])
+def test_threaded_passes_give_the_same_bits(monkeypatch, scene):
+    """The stage's passes on numba's threads (engine/water/dispersion_threads.py: blocks of rows,
+    every partial sum combined in block order) give the same h, u, w as the plain passes, on one
+    thread and on two: over a beach with a shoreline (basins, limiter, three depth levels), in the
+    harbour (floating bodies: the hull ramp, walled-off basins) and the river (inflow sides)."""
+    from engine.levels import load_level
+    from engine.paths import LEVELS
+    from engine.water import schedule
+
+    level = (_beach(bumps=(BumpSpec(center=(0.6, 0.25), radius=0.1, height=0.03),)) if scene == "beach"
+             else load_level(LEVELS / f"{scene}.toml"))
+
+    def run(threaded, threads):
+        numba.set_num_threads(threads)
+        with monkeypatch.context() as m:
+            if threaded:
+                m.setattr(schedule, "parallel", lambda cells: True)
+                m.setattr(schedule.Scheduler, "_choose", lambda self: True)
+            sim = Simulation(level)
+            sim.step(60)
+            stage = next(iter(sim.get_system("StepFluid").stages.values())).surface
+            assert stage.threaded == threaded
+            out = [sim.water.read(n).tobytes() for n in ("h", "u", "w")]
+            sim.close()
+            return out
+    plain = run(False, 1)
+    assert run(True, 1) == plain
+    assert run(True, 2) == plain
+
+
 def test_dispersion_false_turns_the_stage_off():
     """`[water] dispersion = false` leaves exactly the shallow-water step."""
     def run(level):

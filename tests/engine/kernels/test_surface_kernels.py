@@ -40,3 +40,30 @@ def test_basins_are_the_connected_regions(mask):
     want, n_want = ndimage.label(mask)
     assert n == n_want
     np.testing.assert_array_equal(labels, want)
+
+
+@pytest.mark.parametrize("speed", [0.3, 2.5])
+def test_carry_is_bilinear_semi_lagrangian(speed):
+    """`carry` (before limiting) is q(x) = damp(x) pending(x - v(x) dt), pending interpolated bilinearly
+    at the foot clamped to the grid, v at the cell centre the mean of its two faces; reference
+    scipy.ndimage.map_coordinates (order 1). speed: the largest |v| dt / dx, beyond one cell (2.5)
+    as well as within it (0.3, where the kernel takes its 3 x 3 tent form)."""
+    rng = np.random.default_rng(5)
+    nz, nx, dx, dt = 19, 27, 0.02, 0.01
+    u = (rng.uniform(-1, 1, (nz, nx + 1)) * speed * dx / dt).astype(np.float32)
+    w = (rng.uniform(-1, 1, (nz + 1, nx)) * speed * dx / dt).astype(np.float32)
+    pending = dk.Surface(rng.standard_normal((nz, nx)), rng.standard_normal((nz, nx)))
+    damp = rng.uniform(0.5, 1.0, (nz, nx))
+    water = dk.Water(np.full((nz, nx), 100.0), np.zeros((nz, nx)), u, w)   # deep: nothing is clipped
+    lam = np.ones((nz, nx))
+    labels = np.ones((nz, nx), np.int32)
+    basins = dk.Basins(labels, *(np.zeros(2) for _ in range(5)), np.zeros((dk.blocks(nz), 5, 2)))
+    out = dk.Surface(np.zeros((nz, nx)), np.zeros((nz, nx)))
+    dk.carry(pending, water, lam, basins, damp, dx, dt, out)
+    vx = 0.5 * (u[:, :-1] + u[:, 1:]).astype(float)    # the faces' sum in their own float32, as the kernel
+    vz = 0.5 * (w[:-1] + w[1:]).astype(float)
+    k, i = np.mgrid[0:nz, 0:nx].astype(float)
+    foot = [np.clip(k - vz * dt / dx, 0, nz - 1), np.clip(i - vx * dt / dx, 0, nx - 1)]
+    for got, q in ((out.eta, pending.eta), (out.phi, pending.phi)):
+        want = damp * ndimage.map_coordinates(q, foot, order=1, mode="nearest")
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
