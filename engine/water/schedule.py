@@ -55,6 +55,19 @@ class Scheduler:
         every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
         return (not faster) if self.steps % every < PROBE_STEPS else faster
 
+    def threads_next(self, cells: int) -> bool:
+        """Whether the next step of a grid of `cells` cells takes the threaded traversal as the
+        faster one (its re-timing of a slower traversal not counted): then numba's workers are
+        awake and a core is free for another threaded pass in the same step."""
+        if not parallel(cells):
+            return False
+        if cells != self.cells:   # new to this grid: it starts by timing the threaded traversal
+            return True
+        if not self._choose():
+            return False
+        threaded, one = sorted(self.pace[True]), sorted(self.pace[False])
+        return not one or not threaded or threaded[len(threaded) // 2] < one[len(one) // 2]
+
     def advance(self, state: State, scratch: Scratch, sides: Sides, p: NDArray,
                 dt: float) -> tuple[int, float, int, float]:
         """One step (see `plain.advance`) by the traversal this grid's size (and pace) calls for."""

@@ -54,18 +54,7 @@ class WaterStages:
         workers are awake and a core is free; threaded passes beside a one-thread step wake
         sleeping workers on every pass and wait for them (docs/dispersion.md, session 15). Both
         ways give the same bits: this only moves the time."""
-        cells = grid.h.size
-        sch = self.scheduler
-        choose = getattr(sch, "_choose", None)
-        pace = getattr(sch, "pace", None)
-        if not schedule.parallel(cells) or choose is None or not isinstance(pace, dict):
-            return False
-        if sch.cells != cells:   # a scheduler new to this grid starts by timing its threaded traversal
-            return True
-        if not choose():
-            return False
-        threaded, one = sorted(pace.get(True, [])), sorted(pace.get(False, []))
-        return not one or not threaded or threaded[len(threaded) // 2] < one[len(one) // 2]
+        return self.scheduler.threads_next(grid.h.size)
 
     def step(self, grid: WaterGrid, dt: float, time: float = 0.0, covered: NDArray | None = None) -> None:
         """Advance the grid by dt: confinement, split, the shallow-water step, merge. `covered` (m,
