@@ -6,7 +6,7 @@ import numpy as np
 
 from engine import bodies as bd
 from engine import events as ev
-from engine.components import BodyRef, Bottle, Shard
+from engine.components import BodyRef, Bottle, Shard, ShatterRequest
 from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import load_bottle_set
 from engine.systems.base import System
@@ -45,11 +45,14 @@ class Shatter(System):
     opacity a renderer draws a fading shard with). Bottles and props past their caps are retired
     by engine/retire.py.
 
+    A bottle carrying a ShatterRequest component (Simulation.shatter adds it) breaks in the same
+    pass with the request's impulse (the larger, if an Impact also broke it), whatever its strength.
+
     Contract: READS, WRITES, EMITS below (engine/contracts.py checks them).
     """
 
-    READS = (ev.Impact,)
-    WRITES = (BodyRef, Bottle, Shard, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
+    READS = (ev.Impact, ShatterRequest)
+    WRITES = (BodyRef, Bottle, Shard, ShatterRequest, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
               "BodyStore.model_id", "BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat",
               "BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.sleep", "BodyStore.mass",
               "BodyStore.inv_mass", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.volume",
@@ -70,9 +73,13 @@ class Shatter(System):
             for e in (hit.entity, hit.other):
                 if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
                     worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e))
-        for e in sorted(worst):
-            if worst[e] > esper.component_for_entity(e, Bottle).strength:
-                self.shatter(e, worst[e])
+        asked = {e: req.impulse for e, req in esper.get_component(ShatterRequest)
+                 if esper.has_component(e, Bottle) and esper.has_component(e, BodyRef)}
+        for e in sorted(set(worst) | set(asked)):
+            if e in asked:
+                self._break(e, max(asked[e], worst.get(e, 0.0)))
+            elif worst[e] > esper.component_for_entity(e, Bottle).strength:
+                self._break(e, worst[e])
         self._cap_shards()
 
     def state(self) -> dict[str, np.ndarray]:
@@ -118,8 +125,8 @@ class Shatter(System):
                                     self.sim.level.physics.glass_density).mass
         return min(1.0, glass / float(st.mass[slot]))
 
-    def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
-        """Break one bottle now; return the fragment entities."""
+    def _break(self, entity: int, impulse: float) -> tuple[int, ...]:
+        """Break one bottle now; return the fragment entities (the Shattered event names them)."""
         sim = self.sim
         st = sim.body_store
         phys = sim.level.physics
@@ -157,7 +164,6 @@ class Shatter(System):
         self.grouped.append((sim.time, entity))
         sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time,
                               velocity=ev.as_tuple(vel)))
-        self._cap_shards()            # a shatter asked for outside a step is capped too
         return tuple(shards)
 
     # -- shard housekeeping ------------------------------------------------------------------------
