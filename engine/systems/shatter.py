@@ -16,6 +16,8 @@ SPREAD_PER_STRENGTH = 0.15  # m/s more per strength's worth of impulse beyond th
 MAX_SPREAD = 2.0        # m/s
 SPIN = 6.0              # rad/s: spread of the random spin added to each fragment
 FADE_SECONDS = 1.5      # s: a shard past the cap fades out over this long, then is removed
+SETTLE_GRACE = 3.0      # s: a shard younger than this is not yet "kept moving" (it is still flying or settling)
+MOVING_CHECK = 12       # steps between counts of the shards kept moving (0.1 s at dt = 1/120)
 UNGROUP_AFTER = 0.12    # s: fresh fragments of one bottle ignore each other this long (they start
                         # touching face to face; their boxes overlap)
 
@@ -42,7 +44,11 @@ class Shatter(System):
     Shards stay until there are more than PhysicsSpec.max_shards; then the oldest ones (smallest
     entity ids, the order they were made in) fade out over FADE_SECONDS and are removed, so at most
     max_shards shards remain once the fades end. This is the one shard cap (`alpha(e)` gives the
-    opacity a renderer draws a fading shard with). Bottles and props past their caps are retired
+    opacity a renderer draws a fading shard with). A shard at rest (asleep: BodyStore.sleep at
+    least sleep_after) costs nothing to step; one kept moving (by currents, or struck again) costs
+    its contacts and its coupling every step. So, checked every MOVING_CHECK steps, when more than
+    PhysicsSpec.max_moving_shards shards older than SETTLE_GRACE are awake, the oldest of those
+    fade out the same way: the step's cost stays bounded however long the play goes on. Bottles and props past their caps are retired
     by engine/retire.py.
 
     A bottle carrying a ShatterRequest component (Simulation.shatter adds it) breaks in the same
@@ -51,7 +57,7 @@ class Shatter(System):
     Contract: READS, WRITES, EMITS below (engine/contracts.py checks them).
     """
 
-    READS = (ev.Impact, ShatterRequest)
+    READS = (ev.Impact, ShatterRequest, "BodyStore.sleep_after")
     WRITES = (BodyRef, Bottle, Shard, ShatterRequest, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
               "BodyStore.model_id", "BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat",
               "BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.sleep", "BodyStore.mass",
@@ -178,10 +184,30 @@ class Shatter(System):
         mask = np.isin(st.group[:n], list(done))
         st.group[:n][mask] = -1
 
+    def _cap_moving(self) -> None:
+        """Start fading the oldest awake shards (older than SETTLE_GRACE, not fading yet) past
+        max_moving_shards."""
+        sim = self.sim
+        limit = sim.level.physics.max_moving_shards
+        st = sim.body_store
+        asleep_at = st.sleep_after            # a shard with st.sleep >= this is at rest
+        t = sim.time
+        moving = sorted((e, ref.slot) for e, (shard, ref) in esper.get_components(Shard, BodyRef)
+                        if t - shard.born >= SETTLE_GRACE and e not in self.fading)
+        if len(moving) <= limit:
+            return
+        ids = np.array(moving, np.int64).reshape(-1, 2)
+        awake = st.sleep[ids[:, 1]] < asleep_at
+        over = int(np.count_nonzero(awake)) - limit
+        for e in ids[awake, 0][:max(over, 0)]:
+            self.fading[int(e)] = t
+
     def _cap_shards(self) -> None:
         """Start fading the oldest shards past max_shards; remove those whose fade has ended."""
         sim = self.sim
         limit = sim.level.physics.max_shards
+        if sim.steps % MOVING_CHECK == 0:
+            self._cap_moving()
         query = esper.get_component(Shard)
         if len(query) <= limit and not self.fading:
             return
