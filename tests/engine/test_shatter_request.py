@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from engine import Simulation, events
-from engine.components import BodyRef, Bottle, ShatterRequest
+from engine.components import Bottle, ShatterRequest
 from engine.contracts import Recorder
 from engine.levels import parse_level
 from engine.saves import SaveError

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from engine import Simulation
 from engine.levels import Level
