@@ -191,7 +191,7 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
     shatter = next((s for s in sim.systems if s.name == "Shatter"), None)
     t0 = time.perf_counter()
     c0 = time.process_time()
-    mark = (t0, {}, 0, c0)                   # window start: clock, timings then, step, CPU clock
+    mark: tuple[float, dict[str, float], int, float] = (t0, {}, 0, c0)   # window start: clock, timings, step, CPU
     awake_sum = 0.0
     st = sim.body_store
     for j in range(steps):
@@ -213,11 +213,11 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
         log.most["kept shard"] = max(log.most.get("kept shard", 0), kept)
         if (j + 1) % sample == 0:
             clock, cpu = time.perf_counter(), time.process_time()
-            k = j + 1 - mark[2]
-            log.windows.append({"t": round(sim.time, 1), "steps_per_s": round(k / max(clock - mark[0], 1e-9), 1),
-                                "steps_per_cpu_s": round(k / max(cpu - mark[3], 1e-9), 1),
-                                "ms": {name: round(1e3 * (v - mark[1].get(name, 0.0)) / k, 2) for name, v in spent.items()},
-                                "awake": round(awake_sum / k), "bodies": sum(now.values())})
+            ks = j + 1 - mark[2]
+            log.windows.append({"t": round(sim.time, 1), "steps_per_s": round(ks / max(clock - mark[0], 1e-9), 1),
+                                "steps_per_cpu_s": round(ks / max(cpu - mark[3], 1e-9), 1),
+                                "ms": {name: round(1e3 * (v - mark[1].get(name, 0.0)) / ks, 2) for name, v in spent.items()},
+                                "awake": round(awake_sum / ks), "bodies": sum(now.values())})
             mark = (clock, dict(spent), j + 1, cpu)
             awake_sum = 0.0
             log.water.append((sim.time, p.conserved()))
