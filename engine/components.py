@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from engine.levels.schema import Boundary, PoolSpec
 from engine.water import WaterGrid
 
-__all__ = ["Pool", "WaterGrid", "BodyRef", "Bottle", "Shard", "Prop"]
+__all__ = ["Pool", "WaterGrid", "BodyRef", "Bottle", "ShatterRequest", "Shard", "Prop"]
 
 
 @dataclass(slots=True)
@@ -33,6 +33,14 @@ class Bottle:
     model: str
     sealed: bool
     strength: float
+
+
+@dataclass(slots=True)
+class ShatterRequest:
+    """A bottle asked to break (Simulation.shatter, a tool, a mod): the Shatter system breaks it in
+    its next pass as an impact whose glass share is `impulse` (N s) would, and removes it with the
+    bottle."""
+    impulse: float
 
 
 @dataclass(slots=True)

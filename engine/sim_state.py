@@ -22,7 +22,7 @@ import esper
 import numpy as np
 
 from engine import events as ev
-from engine.components import BodyRef, Bottle, Pool, Prop, Shard, WaterGrid
+from engine.components import BodyRef, Bottle, Pool, Prop, Shard, ShatterRequest, WaterGrid
 from engine.mods import mods_of, throwables
 from engine.saves import SaveError, check_like, need
 from engine.text import printable
@@ -42,6 +42,7 @@ _NAME = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 COMPONENTS: dict[str, tuple[type, tuple[str, ...]]] = {
     "BodyRef": (BodyRef, ("slot",)), "Bottle": (Bottle, ("model", "sealed", "strength")),
     "Shard": (Shard, ("bottle", "piece", "born")), "Prop": (Prop, ("model",)),
+    "ShatterRequest": (ShatterRequest, ("impulse",)),
 }
 # The events a save holds while they wait for the end of a step (spawns made between steps).
 EVENTS: dict[str, type] = {c.__name__: c for c in (ev.Impact, ev.Shattered, ev.Splash, ev.Spawned, ev.ModFailed)}
@@ -390,12 +391,18 @@ def _check_entities(sim: "Simulation", tree: dict[str, Any], n_slots: int, alive
                 if isinstance(vals["born"], bool) or not isinstance(vals["born"], (int, float)) or not math.isfinite(vals["born"]):
                     raise SaveError("the save is damaged (a shard's age)")
                 vals["born"] = float(vals["born"])
+            elif cls is ShatterRequest:
+                v = vals["impulse"]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not (math.isfinite(v) and v >= 0.0):
+                    raise SaveError("the save is damaged (a shatter request)")
+                vals["impulse"] = float(v)
             elif not isinstance(vals["model"], str) or len(vals["model"]) > 4096:
                 raise SaveError("the save is damaged (a prop)")
             comps.append(cls(**vals))
         names = {type(c).__name__ for c in comps}
         body = names & {"Bottle", "Shard", "Prop"}
-        if ("BodyRef" in names) != (len(body) == 1) or len(body) > 1:
+        if ("ShatterRequest" in names and "Bottle" not in names) \
+                or ("BodyRef" in names) != (len(body) == 1) or len(body) > 1:
             raise SaveError("the save is damaged (a body entity without its one kind, or a kind without a body)")
         if body:
             slot = next(c.slot for c in comps if isinstance(c, BodyRef))

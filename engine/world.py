@@ -27,7 +27,7 @@ from engine import events as ev
 from engine import health
 from engine.blocking import SolidColumns
 from engine.bodies import Body, BodyStore
-from engine.components import BodyRef, Bottle, Pool, Prop, WaterGrid
+from engine.components import BodyRef, Bottle, Pool, Prop, ShatterRequest, WaterGrid
 from engine.errors import SimulationError
 from engine.hull import HullField
 from engine.levels import Level, load_level
@@ -67,6 +67,7 @@ class Simulation:
         self._owners: dict[str, str] = {}  # system name -> the mod that added it
         # seconds spent in each system since it was set to {} (None: not timed); `bottles bench` reads it
         self.timings: dict[str, float] | None = None
+        self._stepping = False          # inside _run_systems (a shatter asked then waits for Shatter's pass)
         with self._context():
             esper.clear_database()
             self.pool_entity = esper.create_entity(Pool(self.level.pool, self.level.water.boundary))
@@ -157,18 +158,26 @@ class Simulation:
         """One pass over the systems in order (the simulation owns the order; esper holds no
         processors). Entities deleted during the last step are dropped first, as esper.process does."""
         esper.clear_dead_entities()
+        self._stepping = True
+        try:
+            for s in tuple(self._systems):
+                if not any(s is x for x in self._systems):   # removed earlier in this step
+                    continue
+                self._run_pass(s)
+        finally:
+            self._stepping = False
+
+    def _run_pass(self, s: System) -> None:
+        """One system's pass (process(dt)), timed into self.timings when that is a dict."""
         timings = self.timings
-        for s in tuple(self._systems):
-            if not any(s is x for x in self._systems):   # removed earlier in this step
-                continue
-            if timings is None:
-                s.process(self.dt)
-                continue
-            t0 = time.perf_counter()
-            try:
-                s.process(self.dt)
-            finally:
-                timings[s.name] = timings.get(s.name, 0.0) + time.perf_counter() - t0
+        if timings is None:
+            s.process(self.dt)
+            return
+        t0 = time.perf_counter()
+        try:
+            s.process(self.dt)
+        finally:
+            timings[s.name] = timings.get(s.name, 0.0) + time.perf_counter() - t0
 
     # -- stepping ----------------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
@@ -320,14 +329,30 @@ class Simulation:
         return e
 
     def shatter(self, entity: int, impulse: float | None = None) -> tuple[int, ...]:
-        """Break a bottle now (as a hard enough impact would); return its fragment entities."""
+        """Break a bottle (as a hard enough impact would, with `impulse` N s: default its strength);
+        return its fragment entities.
+
+        The request is a ShatterRequest component on the bottle, which the Shatter system reads
+        like an Impact. Asked between steps, the Simulation (which runs every system's pass) runs
+        Shatter's pass now, so the bottle breaks at once and its fragments are returned (its
+        Shattered event is delivered after the next step, as for a break in a step). Asked during a
+        step (a mod's system), it is served by this step's Shatter pass, or the next step's if that
+        has run: () is returned, and the Shattered event names the fragments.
+        """
         with self._context():
             if not esper.entity_exists(entity) or not esper.has_component(entity, Bottle):
                 raise KeyError(f"entity {entity} is not a bottle")
             strength = esper.component_for_entity(entity, Bottle).strength
-            shatter = self.get_system("Shatter")
-            assert isinstance(shatter, Shatter)
-            return shatter.shatter(entity, strength if impulse is None else float(impulse))
+            value = strength if impulse is None else float(impulse)
+            if not (math.isfinite(value) and value >= 0.0):
+                raise ValueError(f"impulse must be a finite number >= 0 N s (got {impulse})")
+            esper.add_component(entity, ShatterRequest(value))
+            if self._stepping:
+                return ()
+            before = len(self.events.pending)
+            self._run_pass(self.get_system("Shatter"))
+            return next((e.shards for e in self.events.pending[before:]
+                         if isinstance(e, ev.Shattered) and e.entity == entity), ())
 
     def body(self, entity: int) -> Body:
         """Live view of a body's state: position, velocity, orientation, mass, mesh_world() ..."""

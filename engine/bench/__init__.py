@@ -35,8 +35,14 @@ def _print(name: str, result: dict[str, Any]) -> None:
     for row in result.get("rows", []):
         print("  " + "  ".join(f"{k}={_fmt(v)}" for k, v in row.items()))
     for k, v in result.items():
-        if k != "rows":
-            print(f"  {k}: {_fmt(v)}")
+        if k == "rows":
+            continue
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):   # a table: a line a row
+            print(f"  {k}:")
+            for x in v:
+                print("    " + "  ".join(f"{kk}={_fmt(vv)}" for kk, vv in x.items()))
+            continue
+        print(f"  {k}: {_fmt(v)}")
 
 
 def _fmt(v: Any) -> str:

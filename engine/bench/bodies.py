@@ -24,7 +24,7 @@ def build(bottles: int = 20, shards: int = 500, seed: int = 1, couple: bool = Fa
     from engine.world import Simulation
     # unbreakable bottles: the scene stays 20 bottles + 500 shards (shattering is timed elsewhere)
     sim = Simulation(Level(seed=seed, pool=PoolSpec(size=(2.0, 1.0), cell=0.02), water=WaterSpec(level=0.0),
-                           physics=PhysicsSpec(glass_strength=1e6)))
+                           physics=PhysicsSpec(glass_strength=1e6, max_moving_shards=100000)))
     if couple is False:
         sim.remove_system("CoupleWater")   # an empty pool: nothing to couple
     rng = np.random.default_rng(seed)

@@ -35,7 +35,8 @@ def _pool_with_shards(cells, level, physics, shards, seed, lo, hi):
 
 def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3):
     """The scene: bottles dropped on the water and bottles broken into `shards` fragments."""
-    sim, rng = _pool_with_shards(cells, 0.5, PhysicsSpec(max_shards=10 * shards), shards, seed,
+    sim, rng = _pool_with_shards(cells, 0.5, PhysicsSpec(max_shards=10 * shards, max_moving_shards=10 * shards),
+                                 shards, seed,
                                  (0.4, 0.3, 0.4), (3.6, 0.45, 3.6))
     for _ in range(bottles):
         a = rng.uniform(0, math.pi)
@@ -49,7 +50,7 @@ def build_crowd(cells: int = 128, bottles: int = 100, shards: int = 600, props: 
     """A crowded pool (issue 23's load): 100 bottles (a third open), 600 shards, 30 props (crates,
     boxes and balls), in a 4 x 4 m pool at 128 x 128 cells."""
     # the caps must hold the whole crowd, or spawning retires bodies as it goes (engine/retire.py)
-    physics = PhysicsSpec(max_shards=2 * shards, max_bottles=bottles, max_props=props)
+    physics = PhysicsSpec(max_shards=2 * shards, max_moving_shards=2 * shards, max_bottles=bottles, max_props=props)
     sim, rng = _pool_with_shards(cells, 0.4, physics, shards, seed, (0.3, 0.2, 0.3), (3.7, 0.35, 3.7))
     for j in range(bottles):
         a = rng.uniform(0, math.pi)

@@ -5,8 +5,11 @@ kind the game offers (empty sealed, full and open bottles, the level's objects, 
 lobbed into the pool or hurled down at up to 14 m/s), a poke that drags the water, a shower of rain,
 a bottle shattered on purpose. Bottles, props and shards are held to the level's caps (engine/retire.py,
 Shatter). Reported: physics steps per wall second over the whole session (real time at dt = 1/120
-needs 120), the most bodies alive, resident memory at the start and the end of the second half,
-and the drift of the water total (all water, less what sources and full-bottle spawns brought in).
+needs 120) and per CPU second of this process (the same less the time spent waiting for a core on a
+shared host), the most bodies alive, resident memory at the start and the end of the second half,
+the drift of the water total (all water, less what sources and full-bottle spawns brought in), and
+per tenth of the session ("windows") its steps/s, ms per step of each system and the mean awake
+bodies, which is what the step's cost follows once the caps are reached.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ class SessionLog:
     """What a session did and saw."""
     steps: int = 0
     wall: float = 0.0
+    cpu: float = 0.0      # s of CPU this process used (all its threads): what the play cost, less the waits
     throws: dict[str, int] = field(default_factory=dict)
     pokes: int = 0
     rain: int = 0
@@ -49,6 +53,9 @@ class SessionLog:
     rss: list[tuple[float, int]] = field(default_factory=list)        # (simulated s, bytes)
     water: list[tuple[float, float]] = field(default_factory=list)    # (simulated s, conserved total, m^3)
     ms_per_system: dict[str, float] = field(default_factory=dict)     # wall ms per step, each system
+    # one row per sample window: its end (simulated s), steps/s, ms per step of each system, mean
+    # awake bodies and live bodies over the window: how the cost moves as the session goes on
+    windows: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Player:
@@ -183,10 +190,16 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
     sim.timings = spent                    # the simulation times each system, as in the scene bench
     shatter = next((s for s in sim.systems if s.name == "Shatter"), None)
     t0 = time.perf_counter()
+    c0 = time.process_time()
+    mark: tuple[float, dict[str, float], int, float] = (t0, {}, 0, c0)   # window start: clock, timings, step, CPU
+    awake_sum = 0.0
+    st = sim.body_store
     for j in range(steps):
         p.act()
         sim.step()
         now = counts(sim)
+        n = st.n
+        awake_sum += float(np.count_nonzero(st.alive[:n] & (st.sleep[:n] < st.sleep_after)))
         for k, c in now.items():
             log.most[k] = max(log.most.get(k, 0), c)
         fading = getattr(shatter, "fading", None) or {}
@@ -199,11 +212,20 @@ def play(sim: Any, seconds: float, seed: int = 23, every: float = 10.0,
             kept = now.get("shard", 0)
         log.most["kept shard"] = max(log.most.get("kept shard", 0), kept)
         if (j + 1) % sample == 0:
+            clock, cpu = time.perf_counter(), time.process_time()
+            ks = j + 1 - mark[2]
+            log.windows.append({"t": round(sim.time, 1), "steps_per_s": round(ks / max(clock - mark[0], 1e-9), 1),
+                                "steps_per_cpu_s": round(ks / max(cpu - mark[3], 1e-9), 1),
+                                "ms": {name: round(1e3 * (v - mark[1].get(name, 0.0)) / ks, 2) for name, v in spent.items()},
+                                "awake": round(awake_sum / ks), "bodies": sum(now.values())})
+            mark = (clock, dict(spent), j + 1, cpu)
+            awake_sum = 0.0
             log.water.append((sim.time, p.conserved()))
             log.rss.append((sim.time, rss_bytes()))
             if on_sample is not None:
                 on_sample(p)
     log.wall = time.perf_counter() - t0
+    log.cpu = time.process_time() - c0
     log.steps = steps
     sim.timings = None
     log.ms_per_system = {k: round(1e3 * v / max(steps, 1), 2) for k, v in spent.items()}
@@ -217,18 +239,20 @@ def run(quick: bool) -> dict[str, Any]:
     seconds = 60.0 if quick else 600.0
     sim = Simulation.from_level(DEFAULT_LEVEL)
     sim.step(2)                                # compile or load the kernels before the clock starts
-    log = play(sim, seconds)
+    log = play(sim, seconds, every=6.0 if quick else 60.0)
     half = [b for t, b in log.rss if t >= seconds / 2]
     w0 = log.water[0][1]
     drift = max(abs(v - w0) for _, v in log.water)
     sps = log.steps / log.wall
     row = {"level": DEFAULT_LEVEL.stem, "simulated_s": seconds, "steps": log.steps, "wall_s": round(log.wall, 1),
            "steps_per_s": round(sps, 1), "real_time_x": round(sps * sim.dt, 2),
+           # on a shared host the wall figure counts the time spent waiting for a core; this one does not
+           "steps_per_cpu_s": round(log.steps / max(log.cpu, 1e-9), 1),
            "throws": sum(log.throws.values()), "shatters": log.shatters, "pokes": log.pokes, "rain": log.rain,
            "most_bottles": log.most.get("bottle", 0), "most_props": log.most.get("prop", 0),
            "most_shards": log.most.get("shard", 0), "most_kept_shards": log.most.get("kept shard", 0),
            "rss_mid_mb": round(half[0] / 2**20, 1) if half else 0.0,
            "rss_end_mb": round(log.rss[-1][1] / 2**20, 1), "water_drift_m3": drift}
     sim.close()
-    return {"rows": [row], "ms_per_step": log.ms_per_system,
+    return {"rows": [row], "ms_per_step": log.ms_per_system, "windows": log.windows,
             "host_load_1min": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}

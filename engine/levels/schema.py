@@ -186,6 +186,9 @@ class PhysicsSpec:
     impact_threshold: float = spec("float", default=0.02, min=0.0, max=1e6,
                                    doc="smallest contact impulse reported as an Impact event, N s")
     max_shards: int = spec("int", default=600, min=0, max=100000, doc="oldest shards fade out past this count")
+    max_moving_shards: int = spec("int", default=50, min=0, max=100000,
+                                  doc="past this many shards kept moving (awake: rolled by currents, struck), "
+                                      "the oldest moving ones fade out too; shards at rest cost nothing and stay")
     max_bottles: int = spec("int", default=40, min=1, max=200,
                             doc="past this many bottles the oldest settled one (else the oldest) is retired")
     max_props: int = spec("int", default=30, min=1, max=200,

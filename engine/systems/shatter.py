@@ -6,7 +6,7 @@ import numpy as np
 
 from engine import bodies as bd
 from engine import events as ev
-from engine.components import BodyRef, Bottle, Shard
+from engine.components import BodyRef, Bottle, Shard, ShatterRequest
 from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import load_bottle_set
 from engine.systems.base import System
@@ -16,6 +16,8 @@ SPREAD_PER_STRENGTH = 0.15  # m/s more per strength's worth of impulse beyond th
 MAX_SPREAD = 2.0        # m/s
 SPIN = 6.0              # rad/s: spread of the random spin added to each fragment
 FADE_SECONDS = 1.5      # s: a shard past the cap fades out over this long, then is removed
+SETTLE_GRACE = 3.0      # s: a shard younger than this is not yet "kept moving" (it is still flying or settling)
+MOVING_CHECK = 12       # steps between counts of the shards kept moving (0.1 s at dt = 1/120)
 UNGROUP_AFTER = 0.12    # s: fresh fragments of one bottle ignore each other this long (they start
                         # touching face to face; their boxes overlap)
 
@@ -42,14 +44,21 @@ class Shatter(System):
     Shards stay until there are more than PhysicsSpec.max_shards; then the oldest ones (smallest
     entity ids, the order they were made in) fade out over FADE_SECONDS and are removed, so at most
     max_shards shards remain once the fades end. This is the one shard cap (`alpha(e)` gives the
-    opacity a renderer draws a fading shard with). Bottles and props past their caps are retired
+    opacity a renderer draws a fading shard with). A shard at rest (asleep: BodyStore.sleep at
+    least sleep_after) costs nothing to step; one kept moving (by currents, or struck again) costs
+    its contacts and its coupling every step. So, checked every MOVING_CHECK steps, when more than
+    PhysicsSpec.max_moving_shards shards older than SETTLE_GRACE are awake, the oldest of those
+    fade out the same way: the step's cost stays bounded however long the play goes on. Bottles and props past their caps are retired
     by engine/retire.py.
+
+    A bottle carrying a ShatterRequest component (Simulation.shatter adds it) breaks in the same
+    pass with the request's impulse (the larger, if an Impact also broke it), whatever its strength.
 
     Contract: READS, WRITES, EMITS below (engine/contracts.py checks them).
     """
 
-    READS = (ev.Impact,)
-    WRITES = (BodyRef, Bottle, Shard, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
+    READS = (ev.Impact, ShatterRequest, "BodyStore.sleep_after")
+    WRITES = (BodyRef, Bottle, Shard, ShatterRequest, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind",
               "BodyStore.model_id", "BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat",
               "BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.sleep", "BodyStore.mass",
               "BodyStore.inv_mass", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.volume",
@@ -70,9 +79,13 @@ class Shatter(System):
             for e in (hit.entity, hit.other):
                 if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
                     worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e))
-        for e in sorted(worst):
-            if worst[e] > esper.component_for_entity(e, Bottle).strength:
-                self.shatter(e, worst[e])
+        asked = {e: req.impulse for e, req in esper.get_component(ShatterRequest)
+                 if esper.has_component(e, Bottle) and esper.has_component(e, BodyRef)}
+        for e in sorted(set(worst) | set(asked)):
+            if e in asked:
+                self._break(e, max(asked[e], worst.get(e, 0.0)))
+            elif worst[e] > esper.component_for_entity(e, Bottle).strength:
+                self._break(e, worst[e])
         self._cap_shards()
 
     def state(self) -> dict[str, np.ndarray]:
@@ -118,8 +131,8 @@ class Shatter(System):
                                     self.sim.level.physics.glass_density).mass
         return min(1.0, glass / float(st.mass[slot]))
 
-    def shatter(self, entity: int, impulse: float) -> tuple[int, ...]:
-        """Break one bottle now; return the fragment entities."""
+    def _break(self, entity: int, impulse: float) -> tuple[int, ...]:
+        """Break one bottle now; return the fragment entities (the Shattered event names them)."""
         sim = self.sim
         st = sim.body_store
         phys = sim.level.physics
@@ -157,7 +170,6 @@ class Shatter(System):
         self.grouped.append((sim.time, entity))
         sim.emit(ev.Shattered(entity, tuple(shards), float(impulse), ev.as_tuple(pos), held, sim.time,
                               velocity=ev.as_tuple(vel)))
-        self._cap_shards()            # a shatter asked for outside a step is capped too
         return tuple(shards)
 
     # -- shard housekeeping ------------------------------------------------------------------------
@@ -172,10 +184,30 @@ class Shatter(System):
         mask = np.isin(st.group[:n], list(done))
         st.group[:n][mask] = -1
 
+    def _cap_moving(self) -> None:
+        """Start fading the oldest awake shards (older than SETTLE_GRACE, not fading yet) past
+        max_moving_shards."""
+        sim = self.sim
+        limit = sim.level.physics.max_moving_shards
+        st = sim.body_store
+        asleep_at = st.sleep_after            # a shard with st.sleep >= this is at rest
+        t = sim.time
+        moving = sorted((e, ref.slot) for e, (shard, ref) in esper.get_components(Shard, BodyRef)
+                        if t - shard.born >= SETTLE_GRACE and e not in self.fading)
+        if len(moving) <= limit:
+            return
+        ids = np.array(moving, np.int64).reshape(-1, 2)
+        awake = st.sleep[ids[:, 1]] < asleep_at
+        over = int(np.count_nonzero(awake)) - limit
+        for e in ids[awake, 0][:max(over, 0)]:
+            self.fading[int(e)] = t
+
     def _cap_shards(self) -> None:
         """Start fading the oldest shards past max_shards; remove those whose fade has ended."""
         sim = self.sim
         limit = sim.level.physics.max_shards
+        if sim.steps % MOVING_CHECK == 0:
+            self._cap_moving()
         query = esper.get_component(Shard)
         if len(query) <= limit and not self.fading:
             return
