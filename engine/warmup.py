@@ -56,6 +56,11 @@ def _water() -> None:
     sim = _sim(_SMALL)
     sim.water.add_volume(0.4, 0.3, 1e-3, radius=0.1)
     sim.step(2)
+    # the dye tracers' velocity lookup (game/tracers.py), on the grid's read-only views as they pass them
+    import numpy as np
+    from engine.kernels.coupling import water_velocities
+    water = sim.water
+    water_velocities(water.read("u"), water.read("w"), np.array([0.4]), np.array([0.3]), float(water.dx))
     sim.close()
 
 
