@@ -1,6 +1,8 @@
 """CoupleWater: bodies push the water, the water pushes the bodies."""
 from __future__ import annotations
 
+from time import perf_counter
+
 import esper
 import numpy as np
 
@@ -8,6 +10,7 @@ from engine import events as ev
 from engine.blocking import Blockers
 from engine.components import BodyRef
 from engine.kernels import coupling, water_forces
+from engine.pacing import Pacer
 from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
@@ -15,6 +18,7 @@ BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few c
 SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
 WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
+THREADED_LOADS = 48     # bodies whose loads are due at least: the loads may run on numba's threads (engine/pacing.py)
 
 
 class CoupleWater(System):
@@ -81,6 +85,7 @@ class CoupleWater(System):
         self._loads = np.zeros((0, water_forces.LOADS))
         self._push = np.zeros((0, 3))
         self.plane_tau = phys.surface_tau
+        self._loads_pacer = Pacer(THREADED_LOADS)
 
     @property
     def b_prev(self) -> np.ndarray:
@@ -180,7 +185,12 @@ class CoupleWater(System):
         grid = coupling.Water(water.h, water.bed, water.u, water.w, water.ax, water.az, water.dx)
         coefs = water_forces.Coefs(self.rho, sim.gravity, self._cd, self.cl, self.area_factor, self.c_skin,
                                    self.c_added, WET_DEPTH, store.drag[:n])
-        water_forces.water_loads(pack, bodies, forced, planes, grid, coefs, loads)
+        pacer = self._loads_pacer
+        threaded = pacer.threaded(int(np.count_nonzero(forced)))
+        t0 = perf_counter()
+        (water_forces.water_loads_threaded if threaded else water_forces.water_loads)(
+            pack, bodies, forced, planes, grid, coefs, loads)       # the same bits either way
+        pacer.record(threaded, perf_counter() - t0)
         response = water_forces.Response(self._f[:n], self._t[:n], self._s[:n], self._push[:n])
         water_forces.implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
         if self.push_water:
