@@ -207,7 +207,7 @@ class CoupleWater(System):
         since, when solid columns can move the bed, or when a sleeper reaches its surface plane
         (or is open). A closed body wholly under its plane covers the same height whatever the
         surface does: its covered height is sum sign max(y, bed) (coupling._covered_height)."""
-        if (asleep & ~self._static_set).any() or self.blockers.solid.any():
+        if (asleep & ~self._static_set).any() or self.blockers.any_solid:
             return True
         s = self._static_set
         r = bodies.radius[s]
