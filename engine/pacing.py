@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba
 
 PROBE_EVERY = 64      # calls between timings of the traversal not in use
-PROBE_CALLS = 2       # calls per timing
+PROBE_CALLS = 3       # calls per timing (the median of 3 shrugs off one descheduled call)
 KEEP = 5              # recent timings kept per traversal (the median decides)
 SPARSE_RATIO = 2.0    # the other one more than this many times slower ...
 PROBE_SPARSE = 16     # ... is timed again this many times less often
