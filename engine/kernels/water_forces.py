@@ -265,6 +265,8 @@ def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, p
                 poly[1, a] = world[i1, a]
                 poly[2, a] = world[i2, a]
             count = 3
+            # the piece is the triangle: its centroid's arm is R c (c its centroid, model frame)
+            wrx, wry, wrz = _rotate(rot, frames[tri, 4], frames[tri, 5], frames[tri, 6])
         else:
             # clip to d >= 0 (Sutherland-Hodgman against one plane): at most 4 corners; the two
             # crossings bound this triangle's piece of the waterline
@@ -302,6 +304,7 @@ def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, p
             qz = poly[k + 1, 2] - cz0
             if whole:
                 area = fa
+                rx, ry, rz = wrx, wry, wrz
             else:
                 e1x = bx - ax; e1y = by - ay; e1z = bz - az
                 e2x = qx - ax; e2y = qy - ay; e2z = qz - az
@@ -311,9 +314,9 @@ def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, p
                 area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
                 if area <= 0.0:
                     continue
-            rx = (ax + bx + qx) / 3.0
-            ry = (ay + by + qy) / 3.0
-            rz = (az + bz + qz) / 3.0
+                rx = (ax + bx + qx) / 3.0
+                ry = (ay + by + qy) / 3.0
+                rz = (az + bz + qz) / 3.0
             # no water under the piece, no force on it
             wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0 + rx, cz0 + rz, dx) / wet_depth)
             if wgt <= 0.0:
