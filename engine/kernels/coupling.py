@@ -663,6 +663,53 @@ def _settle_plain(b_new, b_static, tmp, passes, h, b_old, solid):
 
 
 @njit(cache=True)
+def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set, steps, wake_check,
+                   mid_out, radius_out, active, asleep, forced, fresh):
+    """The step's per-slot inputs, in one sweep: mid_out = model_id (int64), radius_out its model's
+    bounding radius, active = alive, asleep = active and sleep >= sleep_after, forced = active and
+    (awake or (b + steps) % wake_check == 0) (a sleeper's loads are looked at every wake_check-th
+    step, in turn), fresh = active and not in static_set (the sleepers whose covered height is
+    cached). Returns (woke, slept, due): how many of static_set are no longer asleep, how many
+    sleepers are not in it, and how many bodies are forced."""
+    woke = 0
+    slept = 0
+    due = 0
+    for b in range(alive.shape[0]):
+        m = model_id[b]
+        mid_out[b] = m
+        radius_out[b] = model_radius[m]
+        a = alive[b]
+        s = a and sleep[b] >= sleep_after
+        active[b] = a
+        asleep[b] = s
+        f = a and (not s or (b + steps) % wake_check == 0)
+        forced[b] = f
+        fresh[b] = a and not static_set[b]
+        due += f
+        if static_set[b] and not s:
+            woke += 1
+        if s and not static_set[b]:
+            slept += 1
+    return woke, slept, due
+
+
+@njit(cache=True)
+def surface_planes(pos, radius, active, bed, h, dx, margin, planes, smooth, a, jump):
+    """ambient_planes_split, then filter_planes (one call)."""
+    _ambient_planes(pos, radius, active, bed, h, True, dx, margin, planes)
+    filter_planes(planes, smooth, a, jump)
+    return 0
+
+
+@njit(cache=True)
+def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid):
+    """covered_height_raw of the fresh bodies into b_new (all zero on entry), then settle_covered
+    (one call). Returns settle_covered's sum(b_new)."""
+    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False)
+    return settle_covered(b_new, b_static, tmp, passes, h, b_old, solid)
+
+
+@njit(cache=True)
 def filter_planes(planes, smooth, a, jump):
     """Low-pass the fitted planes: a row of smooth that is unset (NaN) or more than `jump` from the
     fresh fit restarts at it; then smooth += a (planes - smooth) and planes = smooth."""

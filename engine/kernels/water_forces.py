@@ -42,7 +42,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from engine.kernels.coupling import _plane, _rotate, _water_velocity_scaled, sample_centered
+from engine.kernels.coupling import _plane, _rotate, _water_velocity_scaled, gather_forces, sample_centered
 from engine.kernels.rigid import quat_to_matrix
 
 # columns of the per-body loads array written by water_loads
@@ -567,3 +567,16 @@ def push_water(water, covered, bodies, push, active, coefs):
                 for j in range(count):
                     az[face_k[j], face_i[j]] += acc
     return 0
+
+
+@njit(cache=True)
+def respond(loads, forced, active, bodies, touching, coefs, dt, response, water, covered, push, out, was_wet,
+            splash_speed, entering):
+    """implicit_forces, push_water (if push), then coupling.gather_forces into out = (force, torque,
+    submerged) (one call). Returns gather_forces' count of bodies entering the water."""
+    implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
+    if push:
+        push_water(water, covered, bodies, response.push, forced, coefs)
+    force, torque, submerged = out
+    return gather_forces(forced, active, response, bodies.vel, force, torque, submerged, was_wet, splash_speed,
+                         entering)
