@@ -492,8 +492,8 @@ def push_water(water, covered, bodies, push, active, coefs):
     pos, radius = bodies.pos, bodies.radius
     rho, wet_depth = coefs.rho, coefs.wet_depth
     nz, nx = h.shape
-    face_k = np.empty(64, np.int64)         # the faces of one body and axis that take the push
-    face_i = np.empty(64, np.int64)
+    lo = np.empty(64, np.int64)             # per row of one body and axis: its faces within the radius, [lo, hi)
+    hi = np.empty(64, np.int64)
     for b in range(pos.shape[0]):
         if not active[b]:
             continue
@@ -509,63 +509,61 @@ def push_water(water, covered, bodies, push, active, coefs):
         i1 = min(int(gx + rc) + 2, nx)
         k0 = max(int(gz - rc) - 1, 0)
         k1 = min(int(gz + rc) + 2, nz)
-        span = (k1 - k0 + 1) * (i1 - i0 + 1)
-        if face_k.shape[0] < span:
-            face_k = np.empty(span, np.int64)
-            face_i = np.empty(span, np.int64)
+        if lo.shape[0] < k1 - k0 + 1:
+            lo = np.empty(k1 - k0 + 1, np.int64)
+            hi = np.empty(k1 - k0 + 1, np.int64)
         for axis in range(2):
             f = fx if axis == 0 else fz
             if f == 0.0:
                 continue
-            # the faces within rc of the centre, row by row, in the order of the rectangle above
-            # (so the sum of their masses is the same sum); a row's candidates are the faces
-            # within its chord, widened by a face for rounding, then the exact test
+            # the faces within rc of the centre: per row an interval ((x - gx)^2 is convex), found
+            # from the chord and then tested exactly at its ends; rows in the order of the
+            # rectangle above, so the masses sum in the same order
+            off = 0.0 if axis == 0 else 0.5          # a face's x: i (u faces), i + 0.5 (w faces)
+            ka = k0
+            kb = k1 + (1 if axis == 1 else 0)
+            if axis == 0:
+                kb = min(kb, nz)
+                ia0, ib0 = max(i0, 1), min(i1 + 1, nx)          # u faces 1 .. nx - 1
+            else:
+                ka = max(ka, 1)
+                kb = min(kb, nz)                                 # w faces 1 .. nz - 1
+                ia0, ib0 = i0, min(i1, nx)
             mass = 0.0
-            count = 0
-            for k in range(k0, k1 + (1 if axis == 1 else 0)):
+            for k in range(ka, kb):
                 fzp = k + 0.5 if axis == 0 else float(k)
-                if axis == 0:
-                    if k >= nz:
-                        continue
-                elif k == 0 or k == nz:
-                    continue
                 dz2 = (fzp - gz) ** 2
-                if dz2 > rc * rc:
-                    continue
-                half = np.sqrt(rc * rc - dz2)
-                off = 0.0 if axis == 0 else 0.5          # a face's x: i (u faces), i + 0.5 (w faces)
-                ia = max(i0, int(np.floor(gx - off - half)) - 1)
-                ib = min(i1 + (1 if axis == 0 else 0), int(np.ceil(gx - off + half)) + 2)
+                ia = ib = ia0
+                if dz2 <= rc * rc:
+                    half = np.sqrt(rc * rc - dz2)
+                    ia = max(ia0, int(np.floor(gx - off - half)) - 1)
+                    ib = min(ib0, int(np.ceil(gx - off + half)) + 2)
+                    while ia < ib and (ia + off - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
+                        ia += 1
+                    while ib > ia and (ib - 1 + off - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
+                        ib -= 1
+                lo[k - ka] = ia
+                hi[k - ka] = ib
                 for i in range(ia, ib):
                     if axis == 0:
-                        if i == 0 or i == nx:
-                            continue
-                        fxp = float(i)
                         ha = h[k, i - 1] - covered[k, i - 1]
-                        hb = h[k, i] - covered[k, i]
                     else:
-                        if i >= nx:
-                            continue
-                        fxp = i + 0.5
                         ha = h[k - 1, i] - covered[k - 1, i]
-                        hb = h[k, i] - covered[k, i]
+                    hb = h[k, i] - covered[k, i]
                     # only between two wet columns: a push across a shoreline or onto a
                     # solid column would carry water up onto dry ground
-                    if min(ha, hb) < wet_depth or (fxp - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
-                        continue
-                    mass += rho * (0.5 * (ha + hb)) * dx * dx
-                    face_k[count] = k
-                    face_i[count] = i
-                    count += 1
+                    if min(ha, hb) >= wet_depth:
+                        mass += rho * (0.5 * (ha + hb)) * dx * dx
             if mass <= 0.0:
                 continue
             acc = f / mass
-            if axis == 0:
-                for j in range(count):
-                    ax[face_k[j], face_i[j]] += acc
-            else:
-                for j in range(count):
-                    az[face_k[j], face_i[j]] += acc
+            for k in range(ka, kb):
+                for i in range(lo[k - ka], hi[k - ka]):
+                    if axis == 0:
+                        if min(h[k, i - 1] - covered[k, i - 1], h[k, i] - covered[k, i]) >= wet_depth:
+                            ax[k, i] += acc
+                    elif min(h[k - 1, i] - covered[k - 1, i], h[k, i] - covered[k, i]) >= wet_depth:
+                        az[k, i] += acc
     return 0
 
 
