@@ -42,14 +42,16 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from engine.kernels.coupling import _plane, _rotate, _water_velocity_scaled, gather_forces, sample_centered
+from engine.kernels.coupling import SPECK_CELLS, _plane, _rotate, _water_velocity_scaled, gather_forces, sample_centered
 from engine.kernels.rigid import quat_to_matrix
 
 # columns of the per-body loads array written by water_loads
 F_P, T_P, F_D, T_D, V_SUB, WET, U_W = 0, 3, 6, 9, 12, 13, 14
 A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
-SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
+# cells: a body smaller than this in radius takes the water velocity at its centre. The grid resolves
+# no flow finer than a few cells; the covered height treats the same bodies as specks (coupling.SPECK_CELLS)
+SPECK = SPECK_CELLS
 
 Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth", "cd_body"))
 Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D
