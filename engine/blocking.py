@@ -117,7 +117,7 @@ class Blockers:
         self._tops = self.columns.free_tops()
         self.solid = np.zeros(self.columns.terrain.shape, np.bool_)   # columns standing solid now
         self.any_solid = False                                         # solid.any()
-        self._solid_of = (None, -1)       # (columns, version) that `solid` was derived from
+        self._solid_of: tuple[SolidColumns | None, int] = (None, -1)   # (columns, version) `solid` comes from
 
     @property
     def columns(self) -> SolidColumns:
