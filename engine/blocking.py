@@ -171,6 +171,13 @@ class Blockers:
         self._derive_solid()
         return want
 
+    def idle(self, n: int) -> None:
+        """`update` for a step where nothing can block: no prop alive, none marked, no body's columns
+        standing (the caller knows; the barriers' solid columns stay)."""
+        if len(self.blocking) != n or self.blocking.any():
+            self.blocking = np.zeros(n, np.bool_)
+        self._derive_solid()
+
     def _derive_solid(self) -> None:
         """solid = tops > terrain (barriers included), redone only when the columns' tops changed."""
         columns = self.columns

@@ -663,17 +663,19 @@ def _settle_plain(b_new, b_static, tmp, passes, h, b_old, solid):
 
 
 @njit(cache=True)
-def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set, steps, wake_check,
+def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set, steps, wake_check, kind, prop,
                    mid_out, radius_out, active, asleep, forced, fresh):
     """The step's per-slot inputs, in one sweep: mid_out = model_id (int64), radius_out its model's
     bounding radius, active = alive, asleep = active and sleep >= sleep_after, forced = active and
     (awake or (b + steps) % wake_check == 0) (a sleeper's loads are looked at every wake_check-th
     step, in turn), fresh = active and not in static_set (the sleepers whose covered height is
-    cached). Returns (woke, slept, due): how many of static_set are no longer asleep, how many
-    sleepers are not in it, and how many bodies are forced."""
+    cached). Returns (woke, slept, due, props): how many of static_set are no longer asleep, how
+    many sleepers are not in it, how many bodies are forced, and how many alive bodies are of
+    kind `prop` (the bodies that may block the flow, engine/blocking.py)."""
     woke = 0
     slept = 0
     due = 0
+    props = 0
     for b in range(alive.shape[0]):
         m = model_id[b]
         mid_out[b] = m
@@ -686,11 +688,12 @@ def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set
         forced[b] = f
         fresh[b] = a and not static_set[b]
         due += f
+        props += a and kind[b] == prop
         if static_set[b] and not s:
             woke += 1
         if s and not static_set[b]:
             slept += 1
-    return woke, slept, due
+    return woke, slept, due, props
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import esper
 import numpy as np
 
 from engine import events as ev
-from engine.blocking import Blockers
+from engine.blocking import PROP, Blockers
 from engine.components import BodyRef
 from engine.kernels import coupling, water_forces
 from engine.pacing import Pacer
@@ -153,7 +153,6 @@ class CoupleWater(System):
             return
         self._buffers(n)
         pack = self._pack_models()
-        self.blockers.update(pack)          # heavy bodies on the bed: solid columns (engine/blocking.py)
         static_set = self._static_set
         resized = len(static_set) != n
         if resized:
@@ -162,9 +161,16 @@ class CoupleWater(System):
         active, asleep, forced, fresh = self._active[:n], self._asleep[:n], self._forced[:n], self._fresh[:n]
         # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
         # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
-        woke, slept, due = coupling.prepare_bodies(store.alive[:n], store.sleep[:n], store.sleep_after,
-                                                   store.model_id[:n], pack.radius, static_set, sim.steps,
-                                                   WAKE_CHECK, mid, radius, active, asleep, forced, fresh)
+        woke, slept, due, props = coupling.prepare_bodies(store.alive[:n], store.sleep[:n], store.sleep_after,
+                                                          store.model_id[:n], pack.radius, static_set, sim.steps,
+                                                          WAKE_CHECK, store.kind[:n], PROP, mid, radius, active,
+                                                          asleep, forced, fresh)
+        # heavy bodies on the bed: solid columns (engine/blocking.py); only props or marked bodies
+        # block, and only columns that bodies stood on need freeing
+        if props or self.blockers.marked or sim.columns.any_bodies:
+            self.blockers.update(pack)
+        else:
+            self.blockers.idle(n)
         bodies = coupling.Bodies(mid, store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n], radius,
                                  store.inv_mass[:n], store.inv_inertia[:n])
         pos, vel = bodies.pos, bodies.vel
