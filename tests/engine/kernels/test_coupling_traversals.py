@@ -169,3 +169,19 @@ def test_settle_covered_is_blur_clamp_and_displace(shape):
     assert total == pytest.approx(b.sum(), rel=1e-13)
     assert h_new.sum() == pytest.approx(h.sum() + b.sum() - b_old.sum(), rel=1e-13)
     assert not old.any()
+
+
+def test_the_pacer_re_times_a_far_slower_traversal_once_and_rarely():
+    """Threads ten times slower (a busy machine): after the first timings one thread runs, and
+    the threads are tried again one call at a time, at most once per PROBE_EVERY * PROBE_SPARSE calls."""
+    from engine import pacing
+    if numba.get_num_threads() < 2:
+        return
+    pacer = Pacer(min_work=10)
+    answers = []
+    for _ in range(3 * pacing.PROBE_EVERY * pacing.PROBE_SPARSE):
+        threaded = pacer.threaded(100)
+        answers.append(threaded)
+        pacer.record(threaded, 1e-3 if threaded else 1e-4)
+    late = answers[20:]
+    assert 1 <= late.count(True) <= 3
