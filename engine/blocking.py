@@ -41,6 +41,11 @@ class SolidColumns:
         self.bodies = self.free_tops()
         self.tops = self.free_tops()
         self.moved = 0.0            # m^3 moved aside by the last update
+        # change counter of `tops` (bumped whenever it is recomputed: readers cache what they derive
+        # from it), whether anything stands anywhere, and whether any body does
+        self.version = 0
+        self.any_tops = False
+        self.any_bodies = False
 
     def free_tops(self) -> NDArray[np.float64]:
         """A tops array with nothing blocked (-inf everywhere), shaped like the grid."""
@@ -59,6 +64,7 @@ class SolidColumns:
     def set_bodies(self, water, tops: NDArray[np.float64]) -> bool:
         """The blocking bodies' tops this step (-inf where none); see `update`."""
         self.bodies = self._checked(tops)
+        self.any_bodies = bool(np.isfinite(self.bodies).any())
         return self.update(water)
 
     def update(self, water) -> bool:
@@ -66,6 +72,8 @@ class SolidColumns:
         columns aside. Returns whether the bed changed; the volume moved is `moved` (m^3). The
         water's total is unchanged."""
         np.maximum(self.barriers, self.bodies, out=self.tops)
+        self.version += 1
+        self.any_tops = bool(np.isfinite(self.tops).any())
         self.moved = 0.0
         if not kb.beds_differ(water.read("bed"), self.terrain, self.tops):
             return False
@@ -89,6 +97,9 @@ class SolidColumns:
     def set_state(self, state: dict[str, NDArray]) -> None:
         for name in ("terrain", "barriers", "bodies", "tops"):
             setattr(self, name, np.array(state[name], dtype=np.float64))
+        self.version += 1
+        self.any_tops = bool(np.isfinite(self.tops).any())
+        self.any_bodies = bool(np.isfinite(self.bodies).any())
 
 
 class Blockers:
@@ -105,6 +116,8 @@ class Blockers:
         self._bottom = self.columns.free_tops()
         self._tops = self.columns.free_tops()
         self.solid = np.zeros(self.columns.terrain.shape, np.bool_)   # columns standing solid now
+        self.any_solid = False                                         # solid.any()
+        self._solid_of: tuple[SolidColumns | None, int] = (None, -1)   # (columns, version) `solid` comes from
 
     @property
     def columns(self) -> SolidColumns:
@@ -152,11 +165,27 @@ class Blockers:
                              water.dx, self._top, self._bottom)
             kb.resting_tops(self._top, self._bottom, self.columns.terrain, GAP, self._tops)
             self.columns.set_bodies(water, self._tops)
-        elif np.isfinite(self.columns.bodies).any():
+        elif self.columns.any_bodies:
             self.columns.set_bodies(water, self.columns.free_tops())
         self.blocking = want
-        np.greater(self.columns.tops, self.columns.terrain, out=self.solid)   # barriers included
+        self._derive_solid()
         return want
+
+    def idle(self, n: int) -> None:
+        """`update` for a step where nothing can block: no prop alive, none marked, no body's columns
+        standing (the caller knows; the barriers' solid columns stay)."""
+        if len(self.blocking) != n or self.blocking.any():
+            self.blocking = np.zeros(n, np.bool_)
+        self._derive_solid()
+
+    def _derive_solid(self) -> None:
+        """solid = tops > terrain (barriers included), redone only when the columns' tops changed."""
+        columns = self.columns
+        if self._solid_of[0] is columns and self._solid_of[1] == columns.version:
+            return
+        np.greater(columns.tops, columns.terrain, out=self.solid)
+        self.any_solid = bool(self.solid.any())
+        self._solid_of = (columns, columns.version)
 
     def state(self) -> dict[str, NDArray]:
         ents = np.array(sorted(self.marked), np.int64)
@@ -165,7 +194,7 @@ class Blockers:
 
     def set_state(self, state: dict[str, NDArray]) -> None:
         self.columns.set_state(state)
-        np.greater(self.columns.tops, self.columns.terrain, out=self.solid)
+        self._derive_solid()
         self.marked = {int(e): bool(f) for e, f in zip(state.get("marked", ()), state.get("marked_flag", ()))}
 
 
@@ -174,4 +203,4 @@ def terrain_bed(sim) -> NDArray[np.float64]:
     anything has been stood there (they keep the bed = max(terrain, tops) from then on); until
     then the water's bed itself, which is the terrain (and follows an edit of the bed)."""
     columns = sim.columns
-    return columns.terrain if np.isfinite(columns.tops).any() else sim.water.bed
+    return columns.terrain if columns.any_tops else sim.water.bed

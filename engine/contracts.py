@@ -72,7 +72,8 @@ _ALIAS = {
                   "_packed": "models", "_packed_count": "models"},
     "Simulation": {},
     "HullField": {},
-    "SolidColumns": {},
+    # summaries SolidColumns keeps of its arrays (engine/blocking.py): reading one reads the array
+    "SolidColumns": {"version": "tops", "any_tops": "tops", "any_bodies": "bodies"},
 }
 # configuration and handles: free to read
 _FREE = {

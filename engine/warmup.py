@@ -53,14 +53,14 @@ def _sim(text: str):
 
 
 def _water() -> None:
+    import numpy as np
+
+    from engine.kernels.coupling import water_velocities
     sim = _sim(_SMALL)
     sim.water.add_volume(0.4, 0.3, 1e-3, radius=0.1)
     sim.step(2)
-    # the dye tracers' velocity lookup (game/tracers.py), on the grid's read-only views as they pass them
-    import numpy as np
-    from engine.kernels.coupling import water_velocities
-    water = sim.water
-    water_velocities(water.read("u"), water.read("w"), np.array([0.4]), np.array([0.3]), float(water.dx))
+    # the dye tracers' velocities (game/tracers.py), from the grid's read-only views
+    water_velocities(sim.water.read("u"), sim.water.read("w"), np.full(2, 0.3), np.full(2, 0.2), sim.water.dx)
     sim.close()
 
 
@@ -146,9 +146,12 @@ def _columns() -> None:
 
 
 def _large() -> None:
-    """A pool past engine.water's parallel threshold, so the threaded sweeps are compiled too."""
+    """A pool past engine.water's parallel threshold, so the threaded sweeps are compiled too; three
+    bottles broken in it leave enough shards (48 bodies due) for CoupleWater's threaded loads."""
     sim = _sim(_LARGE)
     sim.water.add_volume(3.0, 3.0, 2e-3, radius=0.2)
+    for k in range(3):
+        sim.shatter(sim.spawn_bottle((2.0 + 1.0 * k, 0.1, 3.4)))
     sim.step(2)
     sim.close()
 

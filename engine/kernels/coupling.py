@@ -562,22 +562,9 @@ def displace(h, b_new, b_old, alpha):
 
 
 @njit(cache=True, inline="always")
-def _blur_row(a, tmp, k, nx):
-    tmp[k, 0] = 0.5 * a[k, 0] + 0.25 * (a[k, 0] + a[k, 1])
-    for i in range(1, nx - 1):
-        tmp[k, i] = 0.5 * a[k, i] + 0.25 * (a[k, i - 1] + a[k, i + 1])
-    tmp[k, nx - 1] = 0.5 * a[k, nx - 1] + 0.25 * (a[k, nx - 2] + a[k, nx - 1])
-
-
-@njit(cache=True, inline="always")
-def _blur_columns(a, tmp, nz, nx):
-    for i in range(nx):
-        a[0, i] = 0.5 * tmp[0, i] + 0.25 * (tmp[0, i] + tmp[1, i])
-    for k in range(1, nz - 1):
-        for i in range(nx):
-            a[k, i] = 0.5 * tmp[k, i] + 0.25 * (tmp[k - 1, i] + tmp[k + 1, i])
-    for i in range(nx):
-        a[nz - 1, i] = 0.5 * tmp[nz - 1, i] + 0.25 * (tmp[nz - 2, i] + tmp[nz - 1, i])
+def _taps5(a0, a1, a2, a3, a4):
+    """Two [1 2 1]/4 passes in one: [1 4 6 4 1]/16 about a2."""
+    return 0.0625 * ((a0 + a4) + 4.0 * (a1 + a3) + 6.0 * a2)
 
 
 @njit(cache=True)
@@ -587,26 +574,77 @@ def settle_covered(b_new, b_static, tmp, passes, h, b_old, solid):
     blur), b_new = min(b_new, h) (a body displaces only water that is there) and 0 in solid
     columns (engine/blocking.py: a solid column holds no water to displace), then
     displace(h, b_new, b_old, 1), leaving b_old all zero (ready for the next covered_height_raw).
-    Returns sum(b_new) (the displaced volume per dx^2)."""
+    Returns sum(b_new) (the displaced volume per dx^2).
+
+    Two passes (the default) are one [1 4 6 4 1]/16 filter along each axis, the edges mirrored as
+    blur mirrors them (a[-1] = a[0], a[-2] = a[1]: the two passes' edge rule, applied twice): a
+    row pass into tmp, then a column pass that clamps and displaces as it goes, two sweeps of the
+    grid in all."""
     nz, nx = b_new.shape
-    fused = passes > 0 and nx >= 2 and nz >= 2
+    if passes != 2 or nx < 2 or nz < 2:
+        return _settle_plain(b_new, b_static, tmp, passes, h, b_old, solid)
+    row = np.empty(nx + 4)                          # one row of max(b_new, 0) + b_static, mirrored 2 deep
+    for k in range(nz):
+        for i in range(nx):
+            row[i + 2] = max(b_new[k, i], 0.0) + b_static[k, i]
+        row[1] = row[2]
+        row[0] = row[3]
+        row[nx + 2] = row[nx + 1]
+        row[nx + 3] = row[nx]
+        for i in range(nx):
+            tmp[k, i] = _taps5(row[i], row[i + 1], row[i + 2], row[i + 3], row[i + 4])
+    # the column pass, then per row the clamp to the water there, the displacement and b_old's
+    # zeroing; the row's sum in four interleaved partial sums (one running sum is a chain of
+    # dependent additions as long as the grid)
+    debt = 0.0
+    total = 0.0
+    for k in range(nz):
+        k0 = k - 2 if k >= 2 else 1 - k            # mirrored: -1 -> 0, -2 -> 1
+        k1 = k - 1 if k >= 1 else 0
+        k3 = k + 1 if k + 1 < nz else nz - 1
+        k4 = k + 2 if k + 2 < nz else 2 * nz - 3 - k   # nz -> nz - 1, nz + 1 -> nz - 2
+        for i in range(nx):
+            b = _taps5(tmp[k0, i], tmp[k1, i], tmp[k, i], tmp[k3, i], tmp[k4, i])
+            b_new[k, i] = 0.0 if solid[k, i] else min(b, h[k, i])
+        s0 = s1 = s2 = s3 = 0.0
+        i = 0
+        while i + 4 <= nx:
+            s0 += b_new[k, i]
+            s1 += b_new[k, i + 1]
+            s2 += b_new[k, i + 2]
+            s3 += b_new[k, i + 3]
+            i += 4
+        while i < nx:
+            s0 += b_new[k, i]
+            i += 1
+        total += (s0 + s1) + (s2 + s3)
+        low = False
+        for i in range(nx):
+            v = h[k, i] + (b_new[k, i] - b_old[k, i])
+            b_old[k, i] = 0.0
+            low |= v < 0.0
+            h[k, i] = v
+        if low:                                     # a column would run dry: its shortfall is a debt
+            for i in range(nx):
+                if h[k, i] < 0.0:
+                    debt -= h[k, i]
+                    h[k, i] = 0.0
+    _repay(h, debt)
+    return total
+
+
+@njit(cache=True)
+def _settle_plain(b_new, b_static, tmp, passes, h, b_old, solid):
+    """settle_covered for any number of passes and any grid: pass by pass."""
+    nz, nx = b_new.shape
     for k in range(nz):
         for i in range(nx):
             v = b_new[k, i]
             if v < 0.0:
                 v = 0.0
             b_new[k, i] = v + b_static[k, i]
-        if fused:                                   # the first horizontal pass while the row is hot
-            _blur_row(b_new, tmp, k, nx)
-    if fused:
-        _blur_columns(b_new, tmp, nz, nx)
-        for _ in range(passes - 1):
-            for k in range(nz):
-                _blur_row(b_new, tmp, k, nx)
-            _blur_columns(b_new, tmp, nz, nx)
-    elif passes:
+    if passes:
         blur(b_new, tmp, passes)
-    # displace, with the clamp to the water there and the zeroing of b_old folded in
     debt = 0.0
     total = 0.0
     for k in range(nz):
@@ -622,6 +660,56 @@ def settle_covered(b_new, b_static, tmp, passes, h, b_old, solid):
             h[k, i] = v
     _repay(h, debt)
     return total
+
+
+@njit(cache=True)
+def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set, steps, wake_check, kind, prop,
+                   mid_out, radius_out, active, asleep, forced, fresh):
+    """The step's per-slot inputs, in one sweep: mid_out = model_id (int64), radius_out its model's
+    bounding radius, active = alive, asleep = active and sleep >= sleep_after, forced = active and
+    (awake or (b + steps) % wake_check == 0) (a sleeper's loads are looked at every wake_check-th
+    step, in turn), fresh = active and not in static_set (the sleepers whose covered height is
+    cached). Returns (woke, slept, due, props): how many of static_set are no longer asleep, how
+    many sleepers are not in it, how many bodies are forced, and how many alive bodies are of
+    kind `prop` (the bodies that may block the flow, engine/blocking.py)."""
+    woke = 0
+    slept = 0
+    due = 0
+    props = 0
+    for b in range(alive.shape[0]):
+        m = model_id[b]
+        mid_out[b] = m
+        radius_out[b] = model_radius[m]
+        a = alive[b]
+        s = a and sleep[b] >= sleep_after
+        active[b] = a
+        asleep[b] = s
+        f = a and (not s or (b + steps) % wake_check == 0)
+        forced[b] = f
+        fresh[b] = a and not static_set[b]
+        due += f
+        props += a and kind[b] == prop
+        if static_set[b] and not s:
+            woke += 1
+        if s and not static_set[b]:
+            slept += 1
+    return woke, slept, due, props
+
+
+@njit(cache=True)
+def surface_planes(pos, radius, active, bed, h, dx, margin, planes, smooth, a, jump):
+    """ambient_planes_split, then filter_planes (one call)."""
+    _ambient_planes(pos, radius, active, bed, h, True, dx, margin, planes)
+    filter_planes(planes, smooth, a, jump)
+    return 0
+
+
+@njit(cache=True)
+def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid):
+    """covered_height_raw of the fresh bodies into b_new (all zero on entry), then settle_covered
+    (one call). Returns settle_covered's sum(b_new)."""
+    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False)
+    return settle_covered(b_new, b_static, tmp, passes, h, b_old, solid)
 
 
 @njit(cache=True)

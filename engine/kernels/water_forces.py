@@ -40,16 +40,18 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from engine.kernels.coupling import _plane, _rotate, _water_velocity_scaled, sample_centered
+from engine.kernels.coupling import SPECK_CELLS, _plane, _rotate, _water_velocity_scaled, gather_forces, sample_centered
 from engine.kernels.rigid import quat_to_matrix
 
 # columns of the per-body loads array written by water_loads
 F_P, T_P, F_D, T_D, V_SUB, WET, U_W = 0, 3, 6, 9, 12, 13, 14
 A_WP, PERIM, DEPTH, S_F, S_T = 16, 17, 18, 19, 20
 LOADS = 23
-SPECK = 2.0     # cells: a body smaller than this in radius takes the water velocity at its centre
+# cells: a body smaller than this in radius takes the water velocity at its centre. The grid resolves
+# no flow finer than a few cells; the covered height treats the same bodies as specks (coupling.SPECK_CELLS)
+SPECK = SPECK_CELLS
 
 Coefs = namedtuple("Coefs", ("rho", "g", "cd", "cl", "area_factor", "c_skin", "c_added", "wet_depth", "cd_body"))
 Coefs.__doc__ = """The water's constants for the loads: density rho (kg/m^3), gravity g (m/s^2), pressure drag C_D
@@ -127,8 +129,37 @@ def water_loads(models, bodies, active, planes, water, coefs, loads):
     (coupling.triangle_frames). solids (M, 4): enclosed volume and centroid of each closed model
     (coupling.closed_solids, V = 0 for an open one): a closed body wholly below its plane takes
     the divergence-theorem shortcut for the pressure, rho g V (-p1, 1, -p2) at its centroid.
-    Serial: bodies are few and small; worker threads cost more than the work.
+    One thread; water_loads_threaded gives the same bits on numba's threads.
     """
+    world = np.empty((64, 4))        # world x, y, z of each vertex and its depth below the plane
+    poly = np.empty((4, 4))
+    for b in range(planes.shape[0]):
+        world = _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, poly)
+    return 0
+
+
+STRIPES = 32    # water_loads_threaded: body b goes to stripe b % STRIPES (a thread takes whole stripes)
+
+
+@njit(cache=True, parallel=True)
+def water_loads_threaded(models, bodies, active, planes, water, coefs, loads):
+    """water_loads over numba's threads, the same bits: each body's row is computed by the same
+    function from the same operands, and no value is summed across bodies. Bodies are dealt to
+    STRIPES stripes by slot (b % STRIPES), so the heavy ones (bottles, spawned together) spread
+    over the threads."""
+    n = planes.shape[0]
+    for s in prange(STRIPES):
+        world = np.empty((64, 4))
+        poly = np.empty((4, 4))
+        for b in range(s, n, STRIPES):
+            world = _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, poly)
+    return 0
+
+
+@njit(cache=True)
+def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, poly):
+    """water_loads' row b (loads[b] overwritten); world and poly are scratch (world is grown to the
+    model's vertex count if short, and returned)."""
     model_verts, model_tris, vert_off, tri_off = models.verts, models.tris, models.vert_off, models.tri_off
     frames, solids = models.frames, models.solids
     model_id, pos, quat, vel, angvel, radius = (bodies.model_id, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
@@ -136,216 +167,215 @@ def water_loads(models, bodies, active, planes, water, coefs, loads):
     h, bed, u, w, dx = water.h, water.bed, water.u, water.w, water.dx
     rho, g, cd, cl, area_factor, c_skin = coefs.rho, coefs.g, coefs.cd, coefs.cl, coefs.area_factor, coefs.c_skin
     wet_depth = coefs.wet_depth
-    n_bodies = pos.shape[0]
     inv_dx = 1.0 / dx
-    world = np.empty((64, 4))        # world x, y, z of each vertex and its depth below the plane
-    poly = np.empty((4, 4))
-    for b in range(n_bodies):
-        for c in range(LOADS):
-            loads[b, c] = 0.0
-        if not active[b]:
-            continue
-        cx0, cy0, cz0 = pos[b, 0], pos[b, 1], pos[b, 2]
-        uw0, ww0 = _water_velocity_scaled(u, w, cx0 * inv_dx, cz0 * inv_dx)
-        loads[b, U_W] = uw0
-        loads[b, U_W + 1] = ww0
-        slope = radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))
-        if cy0 - radius[b] > planes[b, 0] + slope:
-            continue                              # the bounding sphere is above the surface
-        rot = quat_to_matrix(quat[b])
-        vx, vy, vz = vel[b, 0], vel[b, 1], vel[b, 2]
-        ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
-        m = model_id[b]
-        # the body's C_D for the flow direction at its centre, in its own axes: sum_i C_i u^_i^2
-        rvx = vx - uw0
-        rvz = vz - ww0
-        rv2 = rvx * rvx + vy * vy + rvz * rvz
-        if coefs.cd_body[b] > 0.0:
-            cd_b = coefs.cd_body[b]
-        elif rv2 > 1e-24:
-            cd_b = 0.0
-            for a in range(3):
-                ub = rot[0, a] * rvx + rot[1, a] * vy + rot[2, a] * rvz     # (R^T v_rel)_a
-                cd_b += cd[m, a] * ub * ub
-            cd_b /= rv2
-        else:
-            cd_b = (cd[m, 0] + cd[m, 1] + cd[m, 2]) / 3.0
-        v0 = vert_off[m]
-        nv = vert_off[m + 1] - v0
-        if world.shape[0] < nv:
-            world = np.empty((nv, 4))
-        top = -np.inf
-        for j in range(nv):
-            lv = model_verts[v0 + j]
-            for a in range(3):
-                world[j, a] = pos[b, a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
-            world[j, 3] = _plane(planes, b, pos, world[j, 0], world[j, 2]) - world[j, 1]
-            top = max(top, -world[j, 3])
-        submerged = solids[m, 0] > 0.0 and top < 0.0
-        # a body under SPECK cells in radius sees one water velocity, the one at its centre
-        speck = radius[b] < SPECK * dx
-        # every column around the body at least wet_depth deep: no piece needs its own depth
-        nzh, nxh = h.shape
-        r_cells = radius[b] * inv_dx + 1.0
-        ka = max(int(cz0 * inv_dx - r_cells), 0)
-        kb = min(int(cz0 * inv_dx + r_cells) + 1, nzh - 1)
-        ia = max(int(cx0 * inv_dx - r_cells), 0)
-        ib = min(int(cx0 * inv_dx + r_cells) + 1, nxh - 1)
-        all_wet = True
-        for k in range(ka, kb + 1):
-            for i in range(ia, ib + 1):
-                if h[k, i] < wet_depth:
-                    all_wet = False
-                    break
-            if not all_wet:
+    for c in range(LOADS):
+        loads[b, c] = 0.0
+    if not active[b]:
+        return world
+    cx0, cy0, cz0 = pos[b, 0], pos[b, 1], pos[b, 2]
+    uw0, ww0 = _water_velocity_scaled(u, w, cx0 * inv_dx, cz0 * inv_dx)
+    loads[b, U_W] = uw0
+    loads[b, U_W + 1] = ww0
+    slope = radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2]))
+    if cy0 - radius[b] > planes[b, 0] + slope:
+        return world                          # the bounding sphere is above the surface
+    rot = quat_to_matrix(quat[b])
+    vx, vy, vz = vel[b, 0], vel[b, 1], vel[b, 2]
+    ox, oy, oz = angvel[b, 0], angvel[b, 1], angvel[b, 2]
+    m = model_id[b]
+    # the body's C_D for the flow direction at its centre, in its own axes: sum_i C_i u^_i^2
+    rvx = vx - uw0
+    rvz = vz - ww0
+    rv2 = rvx * rvx + vy * vy + rvz * rvz
+    if coefs.cd_body[b] > 0.0:
+        cd_b = coefs.cd_body[b]
+    elif rv2 > 1e-24:
+        cd_b = 0.0
+        for a in range(3):
+            ub = rot[0, a] * rvx + rot[1, a] * vy + rot[2, a] * rvz     # (R^T v_rel)_a
+            cd_b += cd[m, a] * ub * ub
+        cd_b /= rv2
+    else:
+        cd_b = (cd[m, 0] + cd[m, 1] + cd[m, 2]) / 3.0
+    v0 = vert_off[m]
+    nv = vert_off[m + 1] - v0
+    if world.shape[0] < nv:
+        world = np.empty((nv, 4))
+    top = -np.inf
+    for j in range(nv):
+        lv = model_verts[v0 + j]
+        for a in range(3):
+            world[j, a] = pos[b, a] + rot[a, 0] * lv[0] + rot[a, 1] * lv[1] + rot[a, 2] * lv[2]
+        world[j, 3] = _plane(planes, b, pos, world[j, 0], world[j, 2]) - world[j, 1]
+        top = max(top, -world[j, 3])
+    submerged = solids[m, 0] > 0.0 and top < 0.0
+    # a body under SPECK cells in radius sees one water velocity, the one at its centre
+    speck = radius[b] < SPECK * dx
+    # every column around the body at least wet_depth deep: no piece needs its own depth
+    nzh, nxh = h.shape
+    r_cells = radius[b] * inv_dx + 1.0
+    ka = max(int(cz0 * inv_dx - r_cells), 0)
+    kb = min(int(cz0 * inv_dx + r_cells) + 1, nzh - 1)
+    ia = max(int(cx0 * inv_dx - r_cells), 0)
+    ib = min(int(cx0 * inv_dx + r_cells) + 1, nxh - 1)
+    all_wet = True
+    for k in range(ka, kb + 1):
+        for i in range(ia, ib + 1):
+            if h[k, i] < wet_depth:
+                all_wet = False
                 break
-        fx = fy = fz = tx = ty = tz = 0.0
-        dfx = dfy = dfz = dtx = dty = dtz = 0.0
-        vol = 0.0
-        wet = 0.0
-        awp = 0.0                                 # waterplane area, int -n_y dA over the wetted surface
-        perim = 0.0                               # waterline length
-        s_f = 0.0                                 # int (omega x r)_y (-n_y) dA
-        stx = stz = 0.0                           # int r x (0, v_y(r), 0) (-n_y) dA
-        if submerged:
-            wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0, cz0, dx) / wet_depth)
-            vb = solids[m, 0] * wgt
-            rcx, rcy, rcz = _rotate(rot, solids[m, 1], solids[m, 2], solids[m, 3])
-            p = rho * g * vb
-            fx = -p * planes[b, 1]
-            fy = p
-            fz = -p * planes[b, 2]
-            tx = rcy * fz - rcz * fy
-            ty = rcz * fx - rcx * fz
-            tz = rcx * fy - rcy * fx
-            vol = vb
-        for tri in range(tri_off[m], tri_off[m + 1]):
-            fa = frames[tri, 3]
-            if fa <= 0.0:
-                continue
-            i0 = model_tris[tri, 0]
-            i1 = model_tris[tri, 1]
-            i2 = model_tris[tri, 2]
-            d0 = world[i0, 3]
-            d1 = world[i1, 3]
-            d2 = world[i2, 3]
-            if d0 <= 0.0 and d1 <= 0.0 and d2 <= 0.0:
-                continue                          # wholly above the surface
-            nx_, ny_, nz_ = _rotate(rot, frames[tri, 0], frames[tri, 1], frames[tri, 2])
-            whole = d0 >= 0.0 and d1 >= 0.0 and d2 >= 0.0
-            count = 0
+        if not all_wet:
+            break
+    fx = fy = fz = tx = ty = tz = 0.0
+    dfx = dfy = dfz = dtx = dty = dtz = 0.0
+    vol = 0.0
+    wet = 0.0
+    awp = 0.0                                 # waterplane area, int -n_y dA over the wetted surface
+    perim = 0.0                               # waterline length
+    s_f = 0.0                                 # int (omega x r)_y (-n_y) dA
+    stx = stz = 0.0                           # int r x (0, v_y(r), 0) (-n_y) dA
+    if submerged:
+        wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0, cz0, dx) / wet_depth)
+        vb = solids[m, 0] * wgt
+        rcx, rcy, rcz = _rotate(rot, solids[m, 1], solids[m, 2], solids[m, 3])
+        p = rho * g * vb
+        fx = -p * planes[b, 1]
+        fy = p
+        fz = -p * planes[b, 2]
+        tx = rcy * fz - rcz * fy
+        ty = rcz * fx - rcx * fz
+        tz = rcx * fy - rcy * fx
+        vol = vb
+    for tri in range(tri_off[m], tri_off[m + 1]):
+        fa = frames[tri, 3]
+        if fa <= 0.0:
+            continue
+        i0 = model_tris[tri, 0]
+        i1 = model_tris[tri, 1]
+        i2 = model_tris[tri, 2]
+        d0 = world[i0, 3]
+        d1 = world[i1, 3]
+        d2 = world[i2, 3]
+        if d0 <= 0.0 and d1 <= 0.0 and d2 <= 0.0:
+            continue                          # wholly above the surface
+        nx_, ny_, nz_ = _rotate(rot, frames[tri, 0], frames[tri, 1], frames[tri, 2])
+        whole = d0 >= 0.0 and d1 >= 0.0 and d2 >= 0.0
+        count = 0
+        if whole:
+            for a in range(4):
+                poly[0, a] = world[i0, a]
+                poly[1, a] = world[i1, a]
+                poly[2, a] = world[i2, a]
+            count = 3
+            # the piece is the triangle: its centroid's arm is R c (c its centroid, model frame)
+            wrx, wry, wrz = _rotate(rot, frames[tri, 4], frames[tri, 5], frames[tri, 6])
+        else:
+            # clip to d >= 0 (Sutherland-Hodgman against one plane): at most 4 corners; the two
+            # crossings bound this triangle's piece of the waterline
+            first = -1
+            for e in range(3):
+                ja = model_tris[tri, e]
+                jb = model_tris[tri, (e + 1) % 3]
+                da = world[ja, 3]
+                db = world[jb, 3]
+                if da >= 0.0:
+                    for a in range(4):
+                        poly[count, a] = world[ja, a]
+                    count += 1
+                if (da > 0.0 > db) or (db > 0.0 > da):
+                    s = da / (da - db)
+                    for a in range(3):
+                        poly[count, a] = world[ja, a] + s * (world[jb, a] - world[ja, a])
+                    poly[count, 3] = 0.0
+                    if first < 0:
+                        first = count
+                    else:
+                        perim += np.sqrt((poly[count, 0] - poly[first, 0]) ** 2
+                                         + (poly[count, 1] - poly[first, 1]) ** 2
+                                         + (poly[count, 2] - poly[first, 2]) ** 2)
+                    count += 1
+        for k in range(1, count - 1):
+            ax = poly[0, 0] - cx0
+            ay = poly[0, 1] - cy0
+            az = poly[0, 2] - cz0
+            bx = poly[k, 0] - cx0
+            by = poly[k, 1] - cy0
+            bz = poly[k, 2] - cz0
+            qx = poly[k + 1, 0] - cx0
+            qy = poly[k + 1, 1] - cy0
+            qz = poly[k + 1, 2] - cz0
             if whole:
-                for a in range(4):
-                    poly[0, a] = world[i0, a]
-                    poly[1, a] = world[i1, a]
-                    poly[2, a] = world[i2, a]
-                count = 3
+                area = fa
+                rx, ry, rz = wrx, wry, wrz
             else:
-                # clip to d >= 0 (Sutherland-Hodgman against one plane): at most 4 corners; the two
-                # crossings bound this triangle's piece of the waterline
-                first = -1
-                for e in range(3):
-                    ja = model_tris[tri, e]
-                    jb = model_tris[tri, (e + 1) % 3]
-                    da = world[ja, 3]
-                    db = world[jb, 3]
-                    if da >= 0.0:
-                        for a in range(4):
-                            poly[count, a] = world[ja, a]
-                        count += 1
-                    if (da > 0.0 > db) or (db > 0.0 > da):
-                        s = da / (da - db)
-                        for a in range(3):
-                            poly[count, a] = world[ja, a] + s * (world[jb, a] - world[ja, a])
-                        poly[count, 3] = 0.0
-                        if first < 0:
-                            first = count
-                        else:
-                            perim += np.sqrt((poly[count, 0] - poly[first, 0]) ** 2
-                                             + (poly[count, 1] - poly[first, 1]) ** 2
-                                             + (poly[count, 2] - poly[first, 2]) ** 2)
-                        count += 1
-            for k in range(1, count - 1):
-                ax = poly[0, 0] - cx0
-                ay = poly[0, 1] - cy0
-                az = poly[0, 2] - cz0
-                bx = poly[k, 0] - cx0
-                by = poly[k, 1] - cy0
-                bz = poly[k, 2] - cz0
-                qx = poly[k + 1, 0] - cx0
-                qy = poly[k + 1, 1] - cy0
-                qz = poly[k + 1, 2] - cz0
-                if whole:
-                    area = fa
-                else:
-                    e1x = bx - ax; e1y = by - ay; e1z = bz - az
-                    e2x = qx - ax; e2y = qy - ay; e2z = qz - az
-                    crx = e1y * e2z - e1z * e2y
-                    cry = e1z * e2x - e1x * e2z
-                    crz = e1x * e2y - e1y * e2x
-                    area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
-                    if area <= 0.0:
-                        continue
+                e1x = bx - ax; e1y = by - ay; e1z = bz - az
+                e2x = qx - ax; e2y = qy - ay; e2z = qz - az
+                crx = e1y * e2z - e1z * e2y
+                cry = e1z * e2x - e1x * e2z
+                crz = e1x * e2y - e1y * e2x
+                area = 0.5 * np.sqrt(crx * crx + cry * cry + crz * crz)
+                if area <= 0.0:
+                    continue
                 rx = (ax + bx + qx) / 3.0
                 ry = (ay + by + qy) / 3.0
                 rz = (az + bz + qz) / 3.0
-                # no water under the piece, no force on it
-                wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0 + rx, cz0 + rz, dx) / wet_depth)
-                if wgt <= 0.0:
-                    continue
-                if not submerged:
-                    s0, mx, my, mz = pressure_moments(ax, ay, az, poly[0, 3], bx, by, bz, poly[k, 3],
-                                                      qx, qy, qz, poly[k + 1, 3], area)
-                    p = rho * g * wgt
-                    fx -= p * s0 * nx_
-                    fy -= p * s0 * ny_
-                    fz -= p * s0 * nz_
-                    # -rho g (int d r dA) x n
-                    tx -= p * (my * nz_ - mz * ny_)
-                    ty -= p * (mz * nx_ - mx * nz_)
-                    tz -= p * (mx * ny_ - my * nx_)
-                    vol -= wgt * s0 * ny_
-                if speck:
-                    uw, ww = uw0, ww0
-                else:
-                    uw, ww = _water_velocity_scaled(u, w, (cx0 + rx) * inv_dx, (cz0 + rz) * inv_dx)
-                qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, wgt * area, vx, vy, vz, ox, oy, oz,
-                                                            rx, ry, rz, uw, ww, rho, cd_b, cl, area_factor, c_skin)
-                dfx += qfx
-                dfy += qfy
-                dfz += qfz
-                dtx += qtx
-                dty += qty
-                dtz += qtz
-                wet += wgt * area
-                # the waterplane's share of this piece and its vertical velocity (radiation damping)
-                pa = -wgt * area * ny_
-                vyr = vy + (oz * rx - ox * rz)
-                awp += pa
-                s_f += (oz * rx - ox * rz) * pa
-                stx -= rz * vyr * pa
-                stz += rx * vyr * pa
-        loads[b, A_WP] = awp
-        loads[b, PERIM] = perim
-        loads[b, DEPTH] = planes[b, 0] - sample_centered(bed, cx0, cz0, dx)
-        loads[b, S_F] = s_f
-        loads[b, S_T] = stx
-        loads[b, S_T + 2] = stz
-        loads[b, F_P] = fx
-        loads[b, F_P + 1] = fy
-        loads[b, F_P + 2] = fz
-        loads[b, T_P] = tx
-        loads[b, T_P + 1] = ty
-        loads[b, T_P + 2] = tz
-        loads[b, F_D] = dfx
-        loads[b, F_D + 1] = dfy
-        loads[b, F_D + 2] = dfz
-        loads[b, T_D] = dtx
-        loads[b, T_D + 1] = dty
-        loads[b, T_D + 2] = dtz
-        loads[b, V_SUB] = vol
-        loads[b, WET] = wet
-    return 0
+            # no water under the piece, no force on it
+            wgt = 1.0 if all_wet else min(1.0, sample_centered(h, cx0 + rx, cz0 + rz, dx) / wet_depth)
+            if wgt <= 0.0:
+                continue
+            if not submerged:
+                s0, mx, my, mz = pressure_moments(ax, ay, az, poly[0, 3], bx, by, bz, poly[k, 3],
+                                                  qx, qy, qz, poly[k + 1, 3], area)
+                p = rho * g * wgt
+                fx -= p * s0 * nx_
+                fy -= p * s0 * ny_
+                fz -= p * s0 * nz_
+                # -rho g (int d r dA) x n
+                tx -= p * (my * nz_ - mz * ny_)
+                ty -= p * (mz * nx_ - mx * nz_)
+                tz -= p * (mx * ny_ - my * nx_)
+                vol -= wgt * s0 * ny_
+            if speck:
+                uw, ww = uw0, ww0
+            else:
+                uw, ww = _water_velocity_scaled(u, w, (cx0 + rx) * inv_dx, (cz0 + rz) * inv_dx)
+            qfx, qfy, qfz, qtx, qty, qtz = _dissipative(nx_, ny_, nz_, wgt * area, vx, vy, vz, ox, oy, oz,
+                                                        rx, ry, rz, uw, ww, rho, cd_b, cl, area_factor, c_skin)
+            dfx += qfx
+            dfy += qfy
+            dfz += qfz
+            dtx += qtx
+            dty += qty
+            dtz += qtz
+            wet += wgt * area
+            # the waterplane's share of this piece and its vertical velocity (radiation damping)
+            pa = -wgt * area * ny_
+            vyr = vy + (oz * rx - ox * rz)
+            awp += pa
+            s_f += (oz * rx - ox * rz) * pa
+            stx -= rz * vyr * pa
+            stz += rx * vyr * pa
+    loads[b, A_WP] = awp
+    loads[b, PERIM] = perim
+    loads[b, DEPTH] = planes[b, 0] - sample_centered(bed, cx0, cz0, dx)
+    loads[b, S_F] = s_f
+    loads[b, S_T] = stx
+    loads[b, S_T + 2] = stz
+    loads[b, F_P] = fx
+    loads[b, F_P + 1] = fy
+    loads[b, F_P + 2] = fz
+    loads[b, T_P] = tx
+    loads[b, T_P + 1] = ty
+    loads[b, T_P + 2] = tz
+    loads[b, F_D] = dfx
+    loads[b, F_D + 1] = dfy
+    loads[b, F_D + 2] = dfz
+    loads[b, T_D] = dtx
+    loads[b, T_D + 1] = dty
+    loads[b, T_D + 2] = dtz
+    loads[b, V_SUB] = vol
+    loads[b, WET] = wet
+    return world
 
 
 @njit(cache=True)
@@ -464,6 +494,8 @@ def push_water(water, covered, bodies, push, active, coefs):
     pos, radius = bodies.pos, bodies.radius
     rho, wet_depth = coefs.rho, coefs.wet_depth
     nz, nx = h.shape
+    lo = np.empty(64, np.int64)             # per row of one body and axis: its faces within the radius, [lo, hi)
+    hi = np.empty(64, np.int64)
     for b in range(pos.shape[0]):
         if not active[b]:
             continue
@@ -479,39 +511,72 @@ def push_water(water, covered, bodies, push, active, coefs):
         i1 = min(int(gx + rc) + 2, nx)
         k0 = max(int(gz - rc) - 1, 0)
         k1 = min(int(gz + rc) + 2, nz)
+        if lo.shape[0] < k1 - k0 + 1:
+            lo = np.empty(k1 - k0 + 1, np.int64)
+            hi = np.empty(k1 - k0 + 1, np.int64)
         for axis in range(2):
             f = fx if axis == 0 else fz
             if f == 0.0:
                 continue
+            # the faces within rc of the centre: per row an interval ((x - gx)^2 is convex), found
+            # from the chord and then tested exactly at its ends; rows in the order of the
+            # rectangle above, so the masses sum in the same order
+            off = 0.0 if axis == 0 else 0.5          # a face's x: i (u faces), i + 0.5 (w faces)
+            ka = k0
+            kb = k1 + (1 if axis == 1 else 0)
+            if axis == 0:
+                kb = min(kb, nz)
+                ia0, ib0 = max(i0, 1), min(i1 + 1, nx)          # u faces 1 .. nx - 1
+            else:
+                ka = max(ka, 1)
+                kb = min(kb, nz)                                 # w faces 1 .. nz - 1
+                ia0, ib0 = i0, min(i1, nx)
             mass = 0.0
-            for pas in range(2):
-                for k in range(k0, k1 + (1 if axis == 1 else 0)):
-                    for i in range(i0, i1 + (1 if axis == 0 else 0)):
-                        if axis == 0:
-                            if i == 0 or i == nx or k >= nz:
-                                continue
-                            fxp = i
-                            fzp = k + 0.5
-                            ha = h[k, i - 1] - covered[k, i - 1]
-                            hb = h[k, i] - covered[k, i]
-                        else:
-                            if k == 0 or k == nz or i >= nx:
-                                continue
-                            fxp = i + 0.5
-                            fzp = k
-                            ha = h[k - 1, i] - covered[k - 1, i]
-                            hb = h[k, i] - covered[k, i]
-                        # only between two wet columns: a push across a shoreline or onto a
-                        # solid column would carry water up onto dry ground
-                        if min(ha, hb) < wet_depth or (fxp - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
-                            continue
-                        hf = 0.5 * (ha + hb)
-                        if pas == 0:
-                            mass += rho * hf * dx * dx
-                        elif axis == 0:
-                            ax[k, i] += f / mass
-                        else:
-                            az[k, i] += f / mass
-                if mass <= 0.0:
-                    break
+            for k in range(ka, kb):
+                fzp = k + 0.5 if axis == 0 else float(k)
+                dz2 = (fzp - gz) ** 2
+                ia = ib = ia0
+                if dz2 <= rc * rc:
+                    half = np.sqrt(rc * rc - dz2)
+                    ia = max(ia0, int(np.floor(gx - off - half)) - 1)
+                    ib = min(ib0, int(np.ceil(gx - off + half)) + 2)
+                    while ia < ib and (ia + off - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
+                        ia += 1
+                    while ib > ia and (ib - 1 + off - gx) ** 2 + (fzp - gz) ** 2 > rc * rc:
+                        ib -= 1
+                lo[k - ka] = ia
+                hi[k - ka] = ib
+                for i in range(ia, ib):
+                    if axis == 0:
+                        ha = h[k, i - 1] - covered[k, i - 1]
+                    else:
+                        ha = h[k - 1, i] - covered[k - 1, i]
+                    hb = h[k, i] - covered[k, i]
+                    # only between two wet columns: a push across a shoreline or onto a
+                    # solid column would carry water up onto dry ground
+                    if min(ha, hb) >= wet_depth:
+                        mass += rho * (0.5 * (ha + hb)) * dx * dx
+            if mass <= 0.0:
+                continue
+            acc = f / mass
+            for k in range(ka, kb):
+                for i in range(lo[k - ka], hi[k - ka]):
+                    if axis == 0:
+                        if min(h[k, i - 1] - covered[k, i - 1], h[k, i] - covered[k, i]) >= wet_depth:
+                            ax[k, i] += acc
+                    elif min(h[k - 1, i] - covered[k - 1, i], h[k, i] - covered[k, i]) >= wet_depth:
+                        az[k, i] += acc
     return 0
+
+
+@njit(cache=True)
+def respond(loads, forced, active, bodies, touching, coefs, dt, response, water, covered, push, out, was_wet,
+            splash_speed, entering):
+    """implicit_forces, push_water (if push), then coupling.gather_forces into out = (force, torque,
+    submerged) (one call). Returns gather_forces' count of bodies entering the water."""
+    implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
+    if push:
+        push_water(water, covered, bodies, response.push, forced, coefs)
+    force, torque, submerged = out
+    return gather_forces(forced, active, response, bodies.vel, force, torque, submerged, was_wet, splash_speed,
+                         entering)

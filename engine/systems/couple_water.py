@@ -1,13 +1,16 @@
 """CoupleWater: bodies push the water, the water pushes the bodies."""
 from __future__ import annotations
 
+from time import perf_counter
+
 import esper
 import numpy as np
 
 from engine import events as ev
-from engine.blocking import Blockers
+from engine.blocking import PROP, Blockers
 from engine.components import BodyRef
 from engine.kernels import coupling, water_forces
+from engine.pacing import Pacer
 from engine.systems.base import System
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
@@ -15,6 +18,7 @@ BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few c
 SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Splash event
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
 WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
+THREADED_LOADS = 48     # bodies whose loads are due at least: the loads may run on numba's threads (engine/pacing.py)
 
 
 class CoupleWater(System):
@@ -81,6 +85,7 @@ class CoupleWater(System):
         self._loads = np.zeros((0, water_forces.LOADS))
         self._push = np.zeros((0, 3))
         self.plane_tau = phys.surface_tau
+        self._loads_pacer = Pacer(THREADED_LOADS)
 
     @property
     def b_prev(self) -> np.ndarray:
@@ -130,6 +135,12 @@ class CoupleWater(System):
             self._entering = np.zeros(cap, dtype=np.bool_)
             self._loads = np.zeros((cap, water_forces.LOADS))
             self._push = np.zeros((cap, 3))
+            self._mid = np.zeros(cap, np.int64)
+            self._radius = np.zeros(cap)
+            self._active = np.zeros(cap, np.bool_)
+            self._asleep = np.zeros(cap, np.bool_)
+            self._forced = np.zeros(cap, np.bool_)
+            self._fresh = np.zeros(cap, np.bool_)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -142,62 +153,73 @@ class CoupleWater(System):
             return
         self._buffers(n)
         pack = self._pack_models()
-        self.blockers.update(pack)          # heavy bodies on the bed: solid columns (engine/blocking.py)
-        model_id = store.model_id[:n].astype(np.int64)
-        active = store.alive[:n].copy()
-        bodies = coupling.Bodies(model_id, store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n],
-                                 pack.radius[model_id], store.inv_mass[:n], store.inv_inertia[:n])
+        static_set = self._static_set
+        resized = len(static_set) != n
+        if resized:
+            static_set = np.zeros(n, np.bool_)
+        mid, radius = self._mid[:n], self._radius[:n]
+        active, asleep, forced, fresh = self._active[:n], self._asleep[:n], self._forced[:n], self._fresh[:n]
+        # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
+        # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
+        woke, slept, due, props = coupling.prepare_bodies(store.alive[:n], store.sleep[:n], store.sleep_after,
+                                                          store.model_id[:n], pack.radius, static_set, sim.steps,
+                                                          WAKE_CHECK, store.kind[:n], PROP, mid, radius, active,
+                                                          asleep, forced, fresh)
+        # heavy bodies on the bed: solid columns (engine/blocking.py); only props or marked bodies
+        # block, and only columns that bodies stood on need freeing
+        if props or self.blockers.marked or sim.columns.any_bodies:
+            self.blockers.update(pack)
+        else:
+            self.blockers.idle(n)
+        bodies = coupling.Bodies(mid, store.pos[:n], store.quat[:n], store.vel[:n], store.angvel[:n], radius,
+                                 store.inv_mass[:n], store.inv_inertia[:n])
         pos, vel = bodies.pos, bodies.vel
         planes = self._planes[:n]
-        coupling.ambient_planes_split(pos, bodies.radius, active, water.bed, water.h, water.dx,
-                                      RING_MARGIN * water.dx, planes)
-        self._filter_planes(planes, n, dt)
+        # the surface around each body, low-passed over PLANE_TAU (_plane_alpha)
+        coupling.surface_planes(pos, radius, active, water.bed, water.h, water.dx, RING_MARGIN * water.dx, planes,
+                                self._planes_f[:n], self._plane_alpha(dt), 0.25)
         # covered height: sleeping bodies (resting, mostly shards) go into a cached grid that is
         # redrawn when the set of sleepers changes or every WAKE_CHECK steps (the surface moves)
-        sleep_after = store.sleep_after
         # (a body that fell asleep since is drawn with the awake ones until then; one that woke
         # up, or left, forces a redraw at once: its cached thickness would be stale)
-        asleep = active & (store.sleep[:n] >= sleep_after)
-        if (len(self._static_set) != n or (self._static_set & ~asleep).any()
-                or (sim.steps % WAKE_CHECK == 0 and self._static_stale(asleep, bodies, planes, pack))):
+        if resized or woke or (sim.steps % WAKE_CHECK == 0 and (slept or self._static_stale(bodies, planes, pack))):
             coupling.covered_height(pack, bodies, asleep, planes, water.bed, water.dx, self.b_static)
             self._static_set = asleep.copy()
-        # b_new is all zero here (settle_covered and _move_water leave it so)
-        coupling.covered_height_raw(pack, bodies, active & ~self._static_set, planes, water.bed, water.dx, self.b_new)
-        # add the sleepers, blur, then a body displaces only water that is there: never more than
-        # the column holds (its own earlier displacement included), so bodies on a dry floor or
-        # shore make no puddles; then move the water (h += b - b_prev), all in one kernel
-        covered = coupling.settle_covered(self.b_new, self.b_static, self._tmp, self.blur_passes, water.h,
-                                          self.b_prev, self.blockers.solid)
+            np.logical_and(active, ~asleep, out=fresh)
+        # b_new is all zero here (settle_covered and _move_water leave it so): the fresh bodies'
+        # raw covered height, add the sleepers, blur, then a body displaces only water that is
+        # there: never more than the column holds (its own earlier displacement included), so
+        # bodies on a dry floor or shore make no puddles; then move the water (h += b - b_prev)
+        covered = coupling.covered_step(pack, bodies, fresh, planes, water.bed, water.dx, self.b_new, self.b_static,
+                                        self._tmp, self.blur_passes, water.h, self.b_prev, self.blockers.solid)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
-        # sleeping bodies (resting on the floor) don't move: their forces only matter for waking
-        # them, so each is looked at every WAKE_CHECK-th step, in turn
-        forced = active & ((store.sleep[:n] < sleep_after)
-                           | ((np.arange(n) + sim.steps) % WAKE_CHECK == 0))
-        touching = store.touching[:n]        # bodies in contact (IntegrateBodies, this step)
         loads = self._loads[:n]
         grid = coupling.Water(water.h, water.bed, water.u, water.w, water.ax, water.az, water.dx)
         coefs = water_forces.Coefs(self.rho, sim.gravity, self._cd, self.cl, self.area_factor, self.c_skin,
                                    self.c_added, WET_DEPTH, store.drag[:n])
-        water_forces.water_loads(pack, bodies, forced, planes, grid, coefs, loads)
+        pacer = self._loads_pacer
+        threaded = pacer.threaded(due)
+        t0 = perf_counter()
+        (water_forces.water_loads_threaded if threaded else water_forces.water_loads)(
+            pack, bodies, forced, planes, grid, coefs, loads)       # the same bits either way
+        pacer.record(threaded, perf_counter() - t0)
+        # the implicit step of the loads, the water's reaction (push), the forces gathered
         response = water_forces.Response(self._f[:n], self._t[:n], self._s[:n], self._push[:n])
-        water_forces.implicit_forces(loads, forced, bodies, touching, coefs, dt, response)
-        if self.push_water:
-            water_forces.push_water(grid, self.b_prev, bodies, response.push, forced, coefs)
         entering = self._entering[:n]
-        if coupling.gather_forces(forced, active, response, vel, store.force[:n], store.torque[:n],
-                                  store.submerged[:n], self._was_wet[:n], SPLASH_SPEED, entering):
+        if water_forces.respond(loads, forced, active, bodies, store.touching[:n], coefs, dt, response, grid,
+                                self.b_prev, self.push_water, (store.force[:n], store.torque[:n], store.submerged[:n]),
+                                self._was_wet[:n], SPLASH_SPEED, entering):
             self._splashes(entering, vel, pos)
         store.surface[:n] = planes             # the surface around each body, for HeldWater's pouring
 
-    def _static_stale(self, asleep: np.ndarray, bodies: coupling.Bodies, planes: np.ndarray,
-                      pack: coupling.Models) -> bool:
-        """Does the sleepers' cached covered height need drawing again? Yes when bodies fell asleep
-        since, when solid columns can move the bed, or when a sleeper reaches its surface plane
-        (or is open). A closed body wholly under its plane covers the same height whatever the
-        surface does: its covered height is sum sign max(y, bed) (coupling._covered_height)."""
-        if (asleep & ~self._static_set).any() or self.blockers.solid.any():
+    def _static_stale(self, bodies: coupling.Bodies, planes: np.ndarray, pack: coupling.Models) -> bool:
+        """Does the sleepers' cached covered height need drawing again, bodies having neither woken
+        nor fallen asleep since? Yes when solid columns can move the bed, or when a sleeper reaches
+        its surface plane (or is open). A closed body wholly under its plane covers the same
+        height whatever the surface does: its covered height is sum sign max(y, bed)
+        (coupling._covered_height)."""
+        if self.blockers.any_solid:
             return True
         s = self._static_set
         r = bodies.radius[s]
@@ -205,11 +227,11 @@ class CoupleWater(System):
         reach = bodies.pos[s, 1] + r > p[:, 0] - r * (np.abs(p[:, 1]) + np.abs(p[:, 2]))
         return bool(reach.any() or (pack.solids[bodies.model_id[s], 0] <= 0.0).any())
 
-    def _filter_planes(self, planes: np.ndarray, n: int, dt: float) -> None:
-        """Low-pass the fitted surfaces over PLANE_TAU: the ring also sees the waves a body makes
-        itself, a little late; followed at once, that delayed echo pumps energy into heave."""
-        a = min(1.0, dt / self.plane_tau) if self.plane_tau > 0 else 1.0
-        coupling.filter_planes(planes, self._planes_f[:n], a, 0.25)
+    def _plane_alpha(self, dt: float) -> float:
+        """The weight of a fresh fit in the low-pass of the fitted surfaces, over PLANE_TAU: the ring
+        also sees the waves a body makes itself, a little late; followed at once, that delayed echo
+        pumps energy into heave."""
+        return min(1.0, dt / self.plane_tau) if self.plane_tau > 0 else 1.0
 
     def _settle(self, water) -> None:
         """No bodies: give back whatever volume they still held aside."""
