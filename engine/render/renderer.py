@@ -69,7 +69,7 @@ BOTTLE_VOLUME = 5e-4                        # m^3, a 0.5 l bottle's outside: the
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
         "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
-        "debug_field": 11, "palette": 12, "overlay_image": 13}
+        "debug_field": 11, "palette": 12, "overlay_image": 13, "surface_diffuse": 14}
 N_SHARD_SHAPES = 8
 FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
 DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
@@ -150,6 +150,7 @@ class Renderer:
         self.programs = {
             "sky": Program("sky.vert", "sky.frag"),
             "pool": Program("pool.vert", "pool.frag", defines=d),
+            "deck": Program("pool.vert", "pool.frag", defines={**d, "DRY": 1}),
             "water": Program("water.vert", "water.geom", "water.frag", defines=d),
             "glass": Program("glass.vert", "glass.frag", defines=d),
             "liquid": Program("glass.vert", "liquid.frag"),
@@ -200,8 +201,13 @@ class Renderer:
                                       (-DECK, hw, lz + DECK)])
         solids = [va.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
         bed = va.bed_mesh(self._terrain_bed(level, water), self.dx)
-        self.pool_mesh = Mesh(np.concatenate([basin[6:], bed, *solids]), [3, 3, 2, 1])
-        # the floor (pool_mesh's first quad), reaching FLOOR_SKIRT under the deck on every side:
+        # one mesh per material texture (pool.frag reads one texture a draw): basin = floor (6
+        # vertices), four inner walls (24), then the deck and its outer skirt, all dry (pool.frag's DRY)
+        self.wall_mesh = Mesh(basin[6:30], [3, 3, 2, 1])
+        self.deck_mesh = Mesh(basin[30:], [3, 3, 2, 1])
+        self.bed_mesh = Mesh(bed, [3, 3, 2, 1])
+        self.solid_mesh = Mesh(np.concatenate(solids) if solids else np.zeros((0, 9), np.float32), [3, 3, 2, 1])
+        # the floor (the basin's first quad), reaching FLOOR_SKIRT under the deck on every side:
         # it is drawn with one coverage sample a pixel (see _pass_scene), so a pixel whose centre
         # falls just outside the pool still gets floor in every sample the walls then leave
         floor = basin[:6].copy()
@@ -708,11 +714,17 @@ class Renderer:
                 # llvmpipe each sample costs): it is the lowest surface and its edges lie under
                 # the deck, so none shows; the walls drawn next cut it per sample
                 g.glDisable(g.GL_MULTISAMPLE)
-                self.floor_mesh.draw()
+                self._draw_surface(self.floor_mesh, self.bed_diffuse)
                 g.glEnable(g.GL_MULTISAMPLE)
-                self.pool_mesh.draw()
-                if self.machine_mesh.count:
-                    self.machine_mesh.draw()
+            with self.programs["deck"]:
+                # the deck next: nearest the camera, it hides the walls' outer sides from the
+                # depth test before they are shaded
+                self._draw_surface(self.deck_mesh, self.tile_diffuse)
+            with self.programs["pool"]:
+                self._draw_surface(self.wall_mesh, self.tile_diffuse)
+                self._draw_surface(self.bed_mesh, self.bed_diffuse)
+                self._draw_surface(self.solid_mesh, self.obstacle_diffuse)
+                self._draw_surface(self.machine_mesh, self.tile_diffuse)     # painted: colour not read
             self._mark("pool")
             self._draw_bodies(groups, opaque=True)
         # the sky last, at the far plane, so only the pixels nothing covers pay for it; and only
@@ -728,6 +740,13 @@ class Renderer:
         self._mark("sky")
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
         self._mark("glass_below")
+
+    @staticmethod
+    def _draw_surface(mesh: Mesh, diffuse: Texture2D) -> None:
+        """Draw pool-layout `mesh` (if it has vertices) with `diffuse` as its material."""
+        if mesh.count:
+            diffuse.bind(UNIT["surface_diffuse"])
+            mesh.draw()
 
     def _pass_water(self, camera: OrbitCamera, mode: int) -> None:
         """Frame target: the scene copied, then the water surface refracting and reflecting it.
@@ -948,7 +967,8 @@ class Renderer:
         if self.multisampled is not None:
             self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
-                    self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
+                    self.debug_tex, self.palette_tex, self.streak_tex, self.wall_mesh, self.deck_mesh,
+                    self.bed_mesh, self.solid_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.block_mesh, self.floor_mesh, self.empty_vao,
                     *self._materials.values()):
             obj.delete()
