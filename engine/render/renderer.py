@@ -152,6 +152,8 @@ class Renderer:
             "pool": Program("pool.vert", "pool.frag", defines=d),
             "deck": Program("pool.vert", "pool.frag", defines={**d, "DRY": 1}),
             "water": Program("water.vert", "water.geom", "water.frag", defines=d),
+            "water_still": Program("water.vert", "water.geom", "water.frag", defines={**d, "NO_FOAM": 1}),
+            "water_debug": Program("water.vert", "water.geom", "water.frag", defines={**d, "DEBUG_VIEW": 1}),
             "glass": Program("glass.vert", "glass.frag", defines=d),
             "liquid": Program("glass.vert", "liquid.frag"),
             "glint": Program("glass.vert", "shard_glint.frag"),
@@ -756,9 +758,13 @@ class Renderer:
         water samples, since a shader cannot read a multisampled renderbuffer."""
         g = gl()
         tiled = self.water_lod_pixels > 0
+        foamy = 0      # the first `foamy` quads are drawn with foam, the rest by water_still
         if tiled:      # (uploads bind textures: before the scene's are bound for the water to read)
             strides = self.water_tiles(camera)
-            self.block_mesh.update(blocks(strides, (self.grid[1], self.grid[0])).astype(np.float32))
+            quads = blocks(strides, (self.grid[1], self.grid[0]))
+            on = self.foam_tiles()[quads[:, 1] // TILE, quads[:, 0] // TILE]
+            foamy = int(on.sum())
+            self.block_mesh.update(quads[np.argsort(~on, kind="stable")].astype(np.float32))
             levels = np.log2(strides).astype(np.uint8)
             if self.lod_tex is None:
                 self.lod_tex = Texture2D(levels, linear=False)
@@ -777,17 +783,55 @@ class Renderer:
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.depth)
-        with st.OPAQUE, self.programs["water"] as p:
-            p["debug_mode"] = mode
-            p["lod_blocks"] = int(tiled)
-            p["lod_tile"] = TILE if tiled else 0
-            if tiled:
-                self.block_mesh.draw()
-            else:
-                p["grid_stride"] = 1
-                g.glBindVertexArray(self.empty_vao.vao)
-                g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+        if mode or not tiled:
+            foamy = self.block_mesh.count
+        draws = (("water_debug" if mode else "water", 0, foamy),
+                 ("water_still", foamy, self.block_mesh.count - foamy))
+        with st.OPAQUE:
+            for name, first, count in draws:
+                if tiled and count <= 0:
+                    continue
+                with self.programs[name] as p:
+                    p["debug_mode"] = mode
+                    p["lod_blocks"] = int(tiled)
+                    p["lod_tile"] = TILE if tiled else 0
+                    if tiled:
+                        g.glBindVertexArray(self.block_mesh.vao)
+                        g.glDrawArrays(g.GL_POINTS, first, count)
+                    else:
+                        p["grid_stride"] = 1
+                        g.glBindVertexArray(self.empty_vao.vao)
+                        g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+                        break
         self._mark("water")
+
+    def foam_tiles(self) -> NDArray[np.bool_]:
+        """Which 16 x 16 tiles of the water mesh may show foam, (tz, tx) bool as water_tiles.
+
+        water.frag draws foam where the foam texel read exceeds 0.004 or the flow speed 0.06 m/s,
+        both bilinear reads of water_extra: a pixel of a tile's quads reads cells within one of
+        the tile's (the quad's corners are cell centres, or the wall). A value filtered from
+        texels is within their range, and |v| of a blend of velocities is at most the largest |v|
+        among them, so a tile none of whose cells within two has any foam or flows faster than
+        0.04 m/s (margin for the 8-bit channels' rounding) draws exactly the same without foam."""
+        x = self.water_extra
+        nz, nx = x.shape[:2]
+        k = VELOCITY_RANGE / 127.0
+        u = (x[..., 2].astype(np.float32) - 128.0) * k
+        w = (x[..., 3].astype(np.float32) - 128.0) * k
+        cell = (x[..., 0] > 0) | (u * u + w * w > 0.04 * 0.04)
+        for axis in (0, 1):                  # grow by two cells (3 x 3 maximum, twice, per axis)
+            for _ in range(2):
+                grown = cell.copy()
+                if axis == 0:
+                    grown[1:] |= cell[:-1]
+                    grown[:-1] |= cell[1:]
+                else:
+                    grown[:, 1:] |= cell[:, :-1]
+                    grown[:, :-1] |= cell[:, 1:]
+                cell = grown
+        rows = np.logical_or.reduceat(cell, np.arange(0, max(nz - 1, 1), TILE), axis=0)
+        return np.logical_or.reduceat(rows, np.arange(0, max(nx - 1, 1), TILE), axis=1)
 
     def _pass_above(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
                     debug: str | None) -> None:
