@@ -32,6 +32,7 @@ uniform vec2 viewport;
 uniform float near;
 uniform float far;
 uniform float refraction_strength;   // screen-space offset per unit normal tilt per metre of water
+uniform vec4 scene_box;              // the part of scene_color / scene_depth resolved this frame (uv min, max)
 uniform float foam_strength;
 uniform float time;
 uniform vec3 water_light;            // the light in the water that scattering sends back (sun + sky)
@@ -77,7 +78,7 @@ void main() {
     float zw = linear_depth(gl_FragCoord.z);
     float thick = max(linear_depth(texture(scene_depth, suv).r) - zw, 0.0);
     vec3 nv = mat3(view) * vec3(n.x, 0.0, n.z);   // the tilt away from flat: still water bends nothing
-    vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), vec2(0.001), vec2(0.999));
+    vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), scene_box.xy, scene_box.zw);
     float thick2 = linear_depth(texture(scene_depth, ruv).r) - zw;
     if (thick2 < 0.0) { ruv = suv; } else { thick = thick2; }   // never pull in what is above water
     // the refracted ray's path to the bed, depth / cos(theta_t) (Snell, n = 1.33), no longer than

@@ -47,7 +47,7 @@ from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
-from engine.render.cover import sky_box
+from engine.render.cover import bounds_box, sky_box
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
 from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
@@ -126,6 +126,7 @@ class Renderer:
         self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
         self._sky_box: tuple[int, int, int, int] | None = None
+        self._water_box: tuple[int, int, int, int] = (0, 0, width, height)
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
         self.block_mesh = Mesh(np.zeros((0, 3), np.float32), [3], mode="GL_POINTS")   # water quads
@@ -678,6 +679,16 @@ class Renderer:
         groups = self.body_groups(camera.eye)
         self.machine_mesh.update(self._machines())
         self._sky_box = sky_box(u["view_projection"], self.deck_corners, *self.render_size)
+        # the part of the screen the water can cover: the pool's footprint from the floor to the
+        # highest surface. Only that part of the scene is resolved for the water to read, and the
+        # water's refracted reads are clamped into it (scene_box, in texture coordinates)
+        lx, lz = self.pool_size
+        self._water_box = bounds_box(u["view_projection"], (0.0, 0.0, 0.0),
+                                     (lx, float(self.water_data[..., 0].max()), lz), *self.render_size)
+        x, y, bw, bh = self._water_box
+        rw, rh = self.render_size
+        u["scene_box"] = (max((x + 0.5) / rw, 0.001), max((y + 0.5) / rh, 0.001),
+                          min((x + bw - 0.5) / rw, 0.999), min((y + bh - 0.5) / rh, 0.999))
         for p in self.programs.values():
             with p:
                 p.set(**u)
@@ -772,7 +783,7 @@ class Renderer:
                 self.lod_tex.upload(levels)
             self.lod_tex.bind(UNIT["water_lod"])
         if self.multisampled is not None:
-            self.multisampled.resolve_to(self.scene, depth=True)
+            self.multisampled.resolve_to(self.scene, depth=True, box=self._water_box)
             self._mark("copy")
             self.multisampled.bind()
         else:
