@@ -10,16 +10,18 @@
 
 Passes (each a method, each drawing with the GL state objects of engine/render/state.py):
   1. `_pass_scene` (the multisampled target under MSAA, else the scene target): the pool's floor
-     (one coverage sample a pixel: its edges never show), walls, deck, obstacles and wave makers
-     from their own geometry (caustics and Beer-Lambert light under water), opaque bodies, the sky
+     (one coverage sample a pixel: its edges never show), deck, walls, obstacles and wave makers
+     from their own geometry, a draw per material texture (caustics and Beer-Lambert light under
+     water; the deck by a program without them), opaque bodies, the sky
      at the far plane (scissored to the screen outside the deck), then the parts of glass bodies
      below the water surface, blended back to front;
-  2. `_pass_water`: under MSAA the scene is resolved (colour + depth) into the scene textures and
-     the water drawn on in the multisampled target; without, the scene target is copied into the
+  2. `_pass_water`: under MSAA the scene is resolved (colour + depth, inside the screen box the
+     water can cover) into the scene textures and the water drawn on in the multisampled target; without, the scene target is copied into the
      frame target and the water drawn there. The water surface (a mesh with a level of detail per tile, engine/render/water_lod.py), which
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
-     scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
+     scattering), mixes in the sky cube map by Fresnel, adds foam (only in the tiles that
+     foam_tiles marks: elsewhere a program without it draws) and writes depth;
   3. `_pass_above`: the parts of glass bodies above the surface, back to front; the glints of
      shards under the surface, added on top of the water (shard_glint.frag); spray; debug lines,
      depth-tested; then the multisampled target is resolved into the frame target;
