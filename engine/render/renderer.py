@@ -681,12 +681,14 @@ class Renderer:
         groups = self.body_groups(camera.eye)
         self.machine_mesh.update(self._machines())
         self._sky_box = sky_box(u["view_projection"], self.deck_corners, *self.render_size)
-        # the part of the screen the water can cover: the pool's footprint from the floor to the
-        # highest surface. Only that part of the scene is resolved for the water to read, and the
+        # the part of the screen the water can cover: the pool's footprint between the lowest and
+        # the highest eta (every vertex of the water mesh is a cell's eta, a blend of two, or the
+        # lower of two). Only that part of the scene is resolved for the water to read, and the
         # water's refracted reads are clamped into it (scene_box, in texture coordinates)
         lx, lz = self.pool_size
-        self._water_box = bounds_box(u["view_projection"], (0.0, 0.0, 0.0),
-                                     (lx, float(self.water_data[..., 0].max()), lz), *self.render_size)
+        eta = self.water_data[..., 0]
+        self._water_box = bounds_box(u["view_projection"], (0.0, float(eta.min()), 0.0),
+                                     (lx, float(eta.max()), lz), *self.render_size)
         x, y, bw, bh = self._water_box
         rw, rh = self.render_size
         u["scene_box"] = (max((x + 0.5) / rw, 0.001), max((y + 0.5) / rh, 0.001),
