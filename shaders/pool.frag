@@ -3,6 +3,10 @@
 // and wave-maker paddles, each from its own geometry. Blinn-Phong with the sun and the lamps;
 // under water the sunlight is focused by the surface curvature (caustics) and attenuated on its
 // way down by the water's absorption and scattering (Beer-Lambert).
+// Each draw binds its surfaces' material to `surface_diffuse` (one texture read a pixel: llvmpipe
+// runs every branch of a shader for every pixel, so a chain of per-surface texture reads costs
+// them all). With DRY defined (the deck and its skirt, outside the water's footprint) the
+// under-water light is left out of the program.
 in vec3 world_position;
 in vec3 world_normal;
 in vec2 tile_uv;
@@ -14,9 +18,7 @@ out vec4 frag_color;
 
 // surface ids (pool_mesh, bed_mesh, obstacle meshes): 0 floor, 1 deck, 2 outer skirt,
 // 3 inner walls, 4 obstacles, 5 paddles and pipes
-uniform sampler2D tile_diffuse;      // walls and deck: rgb colour, a gloss
-uniform sampler2D bed_diffuse;       // floor
-uniform sampler2D obstacle_diffuse;  // obstacles
+uniform sampler2D surface_diffuse;   // this draw's material: rgb colour, a gloss
 uniform sampler2D water;             // r: surface height eta
 uniform sampler2D water_extra;       // g: caustic focus / 3, computed from the surface curvature
 uniform vec2 pool_size;              // nx * dx, nz * dx
@@ -27,10 +29,7 @@ uniform int wet_darkens;             // 1: porous beds (sand, stone) darken wher
 void main() {
     vec3 n = normalize(world_normal);
     vec3 v = normalize(camera_position - world_position);
-    vec4 tex;
-    if (surface == 0) tex = texture(bed_diffuse, tile_uv);
-    else if (surface == 4) tex = texture(obstacle_diffuse, tile_uv);
-    else tex = texture(tile_diffuse, tile_uv);
+    vec4 tex = texture(surface_diffuse, tile_uv);
     vec3 albedo = tex.rgb;
     float spec = tex.a;
     if (surface == 1) { albedo *= deck_tint; spec *= 0.25; }
@@ -39,6 +38,7 @@ void main() {
     vec3 sun = normalize(sun_direction);
     vec3 sun_light = sun_color;
 
+#ifndef DRY
     // under water: anything inside the pool's footprint below the surface over it
     vec2 xz = clamp(world_position.xz, vec2(1e-3), pool_size - 1e-3);
     bool in_pool = surface != 1 && surface != 2 && all(greaterThan(world_position.xz, vec2(-0.01))) &&
@@ -54,6 +54,7 @@ void main() {
         float cos_t = sqrt(1.0 - (1.0 - sun.y * sun.y) / (1.33 * 1.33));
         sun_light *= focus * transmittance(depth / cos_t);
     }
+#endif
     vec3 col = albedo * sky_ambient(n) * 0.45 + blinn_phong(n, v, sun, sun_light, albedo, spec);
     col += lamps(world_position, n, v, albedo, spec);
     frag_color = vec4(haze(col, world_position), 1.0);

@@ -5,7 +5,11 @@
 // absorption and in-scattering (water_optics.glsl): an island, a beach and the deep end differ at
 // a glance. Looking at it: the sky cube map by Fresnel (Schlick), sun and lamp glints. On top:
 // splash foam, shoreline foam, and streaks carried along by the velocity (a two-phase flow map).
-// Debug views 1-3 colour the depth, the divergence or the vorticity by the legend's palette.
+// Debug views 1-3 colour the depth, the divergence or the vorticity by the legend's palette; they
+// are a program of their own (DEBUG_VIEW defined): llvmpipe runs every branch for every pixel, so
+// a branch on debug_mode would cost the picture the debug view's reads. Likewise the foam is left
+// out (NO_FOAM defined) of the program that draws the tiles with no foam and no flow fast enough
+// to streak (Renderer._pass_water picks the tiles).
 in vec3 world_position;
 out vec4 frag_color;
 
@@ -28,6 +32,7 @@ uniform vec2 viewport;
 uniform float near;
 uniform float far;
 uniform float refraction_strength;   // screen-space offset per unit normal tilt per metre of water
+uniform vec4 scene_box;              // the part of scene_color / scene_depth resolved this frame (uv min, max)
 uniform float foam_strength;
 uniform float time;
 uniform vec3 water_light;            // the light in the water that scattering sends back (sun + sky)
@@ -39,6 +44,7 @@ float linear_depth(float d) {
     return 2.0 * near * far / (far + near - z * (far - near));
 }
 
+#ifdef DEBUG_VIEW
 vec4 debug_view(vec4 wt) {
     bool signed_field = debug_mode != 1;
     float value = debug_mode == 1 ? wt.g : texture(debug_field, world_position.xz / pool_size).r;
@@ -53,11 +59,15 @@ vec4 debug_view(vec4 wt) {
     float grid = step(0.96, max(fract(world_position.x / 0.25), fract(world_position.z / 0.25)));
     return vec4(c * (1.0 - lines) * (1.0 - 0.2 * grid), 1.0);
 }
+#endif
 
 void main() {
     vec2 wuv = world_position.xz / pool_size;
     vec4 wt = texture(water, wuv);
-    if (debug_mode != 0) { frag_color = debug_view(wt); return; }
+#ifdef DEBUG_VIEW
+    frag_color = debug_view(wt);
+    return;
+#endif
     vec4 extra = texture(water_extra, wuv);
     vec3 n = normalize(vec3(-wt.b, 1.0, -wt.a));
     vec3 v = normalize(camera_position - world_position);
@@ -68,7 +78,7 @@ void main() {
     float zw = linear_depth(gl_FragCoord.z);
     float thick = max(linear_depth(texture(scene_depth, suv).r) - zw, 0.0);
     vec3 nv = mat3(view) * vec3(n.x, 0.0, n.z);   // the tilt away from flat: still water bends nothing
-    vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), vec2(0.001), vec2(0.999));
+    vec2 ruv = clamp(suv + nv.xy * refraction_strength * min(thick, 1.5), scene_box.xy, scene_box.zw);
     float thick2 = linear_depth(texture(scene_depth, ruv).r) - zw;
     if (thick2 < 0.0) { ruv = suv; } else { thick = thick2; }   // never pull in what is above water
     // the refracted ray's path to the bed, depth / cos(theta_t) (Snell, n = 1.33), no longer than
@@ -87,8 +97,9 @@ void main() {
     // foam: splashes and the shoreline (CPU field), and streaks advected by the flow. The streak
     // pattern is read at two offsets along -velocity that grow with time and restart half a period
     // apart, cross-faded so the restart never shows (a flow map): it visibly drifts downstream.
-    // (Branches skip the foam's texture reads where there is none: still, open water.)
+    // (The test spares nothing on llvmpipe, which runs both sides of a branch; NO_FOAM does.)
     float foam = 0.0;
+#ifndef NO_FOAM
     vec2 vel = (extra.ba * (255.0 / 127.0) - 128.0 / 127.0) * velocity_range;
     float speed = length(vel);
     if (speed > 0.06 || extra.r > 0.004) {
@@ -101,6 +112,7 @@ void main() {
         float still = extra.r * smoothstep(0.2, 0.7, pattern + 0.3 * extra.r);   // broken into patches
         foam = clamp((still + flow * 0.7) * foam_strength, 0.0, 0.92);
     }
+#endif
     vec3 froth = vec3(0.93, 0.96, 0.97) * (0.55 + 0.45 * max(normalize(sun_direction).y, 0.0)) + 0.1;
     col = mix(col, froth, foam);
     frag_color = vec4(col, 1.0);

@@ -72,3 +72,25 @@ def sky_box(view_projection: ArrayLike, corners: ArrayLike, width: int, height: 
     if x1 <= x0 or y1 <= y0:
         return None
     return x0, y0, x1 - x0, y1 - y0
+
+
+def bounds_box(view_projection: ArrayLike, lo: ArrayLike, hi: ArrayLike, width: int, height: int,
+               margin: int = 2) -> Box:
+    """The screen box (x, y, width, height in pixels, clipped to the screen) that holds the
+    projection of the world box lo..hi (its eight corners; the projection of a convex body lies
+    within the hull of its corners' projections), or the whole screen when a corner lies at or
+    behind the camera's plane (w <= 0), where that bound fails."""
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    corners = np.array([[(lo, hi)[i][0], (lo, hi)[j][1], (lo, hi)[k][2], 1.0]
+                        for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+    c = corners @ np.asarray(view_projection, float).T
+    full: Box = (0, 0, int(width), int(height))
+    if (c[:, 3] <= 1e-6).any():
+        return full
+    x = (c[:, 0] / c[:, 3] * 0.5 + 0.5) * width
+    y = (c[:, 1] / c[:, 3] * 0.5 + 0.5) * height
+    x0, y0 = int(max(np.floor(x.min()) - margin, 0)), int(max(np.floor(y.min()) - margin, 0))
+    x1, y1 = int(min(np.ceil(x.max()) + margin, width)), int(min(np.ceil(y.max()) + margin, height))
+    if x1 <= x0 or y1 <= y0:
+        return 0, 0, 0, 0
+    return x0, y0, x1 - x0, y1 - y0

@@ -151,6 +151,7 @@ class Program:
         from pyglet.graphics.shader import ShaderException, ShaderProgram
         self.names = names
         self.defines = dict(defines or {})
+        self._values: dict[str, bytes] = {}     # each uniform's value as last set: a repeat is skipped
         paths = [Path(folder) / n for n in names]
         shaders = [compile_shader(p, self.defines) for p in paths]
         try:
@@ -210,9 +211,13 @@ class Program:
         if u is None:
             return
         from pyglet.graphics.shader import _gl_matrices, _uniform_setters
+        a = np.asarray(value, dtype=np.float64)
+        key = a.tobytes()
+        if self._values.get(name) == key:      # a program keeps its uniforms: no call to repeat one
+            return
+        self._values[name] = key
         ctype = _uniform_setters[u.type][0]
         cast = int if ctype in (ctypes.c_int, ctypes.c_uint, ctypes.c_int32, ctypes.c_uint32) else float
-        a = np.asarray(value, dtype=np.float64)
         if u.type in _gl_matrices:
             n = int(round(np.sqrt(u.length)))
             a = a.reshape(-1, n, n).transpose(0, 2, 1)      # GL wants columns first

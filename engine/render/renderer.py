@@ -10,16 +10,18 @@
 
 Passes (each a method, each drawing with the GL state objects of engine/render/state.py):
   1. `_pass_scene` (the multisampled target under MSAA, else the scene target): the pool's floor
-     (one coverage sample a pixel: its edges never show), walls, deck, obstacles and wave makers
-     from their own geometry (caustics and Beer-Lambert light under water), opaque bodies, the sky
+     (one coverage sample a pixel: its edges never show), deck, walls, obstacles and wave makers
+     from their own geometry, a draw per material texture (caustics and Beer-Lambert light under
+     water; the deck by a program without them), opaque bodies, the sky
      at the far plane (scissored to the screen outside the deck), then the parts of glass bodies
      below the water surface, blended back to front;
-  2. `_pass_water`: under MSAA the scene is resolved (colour + depth) into the scene textures and
-     the water drawn on in the multisampled target; without, the scene target is copied into the
+  2. `_pass_water`: under MSAA the scene is resolved (colour + depth, inside the screen box the
+     water can cover) into the scene textures and the water drawn on in the multisampled target; without, the scene target is copied into the
      frame target and the water drawn there. The water surface (a mesh with a level of detail per tile, engine/render/water_lod.py), which
      samples the scene texture with an offset from its normal scaled by the water depth
      (refraction), sees it through the refracted ray's path in the water (absorption and
-     scattering), mixes in the sky cube map by Fresnel, adds foam and writes depth;
+     scattering), mixes in the sky cube map by Fresnel, adds foam (only in the tiles that
+     foam_tiles marks: elsewhere a program without it draws) and writes depth;
   3. `_pass_above`: the parts of glass bodies above the surface, back to front; the glints of
      shards under the surface, added on top of the water (shard_glint.frag); spray; debug lines,
      depth-tested; then the multisampled target is resolved into the frame target;
@@ -47,7 +49,7 @@ from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
 from engine.render.context import gl
-from engine.render.cover import sky_box
+from engine.render.cover import bounds_box, sky_box
 from engine.render.effects import Foam, Spray
 from engine.render.glsl import Program
 from engine.render.targets import CubeMap, Framebuffer, Mesh, MultisampleFramebuffer, Texture2D, gl_errors
@@ -69,7 +71,7 @@ BOTTLE_VOLUME = 5e-4                        # m^3, a 0.5 l bottle's outside: the
 PROP_TINT = (0.75, 0.55, 0.35, 1.00)
 UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color": 4, "scene_depth": 5,
         "frame_color": 6, "bed_diffuse": 7, "obstacle_diffuse": 8, "water_lod": 9, "streaks": 10,
-        "debug_field": 11, "palette": 12, "overlay_image": 13}
+        "debug_field": 11, "palette": 12, "overlay_image": 13, "surface_diffuse": 14}
 N_SHARD_SHAPES = 8
 FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
 DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
@@ -126,6 +128,7 @@ class Renderer:
         self.smoothed: Framebuffer | None = None   # the frame after FXAA, when it is then scaled up
         self._resolved = False
         self._sky_box: tuple[int, int, int, int] | None = None
+        self._water_box: tuple[int, int, int, int] = (0, 0, width, height)
         self.spray_mesh = Mesh(np.zeros((0, 5), np.float32), [3, 2], mode="GL_POINTS")
         self.line_mesh = Mesh(np.zeros((0, 6), np.float32), [3, 3], mode="GL_LINES")
         self.block_mesh = Mesh(np.zeros((0, 3), np.float32), [3], mode="GL_POINTS")   # water quads
@@ -150,7 +153,10 @@ class Renderer:
         self.programs = {
             "sky": Program("sky.vert", "sky.frag"),
             "pool": Program("pool.vert", "pool.frag", defines=d),
+            "deck": Program("pool.vert", "pool.frag", defines={**d, "DRY": 1}),
             "water": Program("water.vert", "water.geom", "water.frag", defines=d),
+            "water_still": Program("water.vert", "water.geom", "water.frag", defines={**d, "NO_FOAM": 1}),
+            "water_debug": Program("water.vert", "water.geom", "water.frag", defines={**d, "DEBUG_VIEW": 1}),
             "glass": Program("glass.vert", "glass.frag", defines=d),
             "liquid": Program("glass.vert", "liquid.frag"),
             "glint": Program("glass.vert", "shard_glint.frag"),
@@ -200,8 +206,13 @@ class Renderer:
                                       (-DECK, hw, lz + DECK)])
         solids = [va.obstacle_mesh(ob, self.pool_size) for ob in level.obstacles]
         bed = va.bed_mesh(self._terrain_bed(level, water), self.dx)
-        self.pool_mesh = Mesh(np.concatenate([basin[6:], bed, *solids]), [3, 3, 2, 1])
-        # the floor (pool_mesh's first quad), reaching FLOOR_SKIRT under the deck on every side:
+        # one mesh per material texture (pool.frag reads one texture a draw): basin = floor (6
+        # vertices), four inner walls (24), then the deck and its outer skirt, all dry (pool.frag's DRY)
+        self.wall_mesh = Mesh(basin[6:30], [3, 3, 2, 1])
+        self.deck_mesh = Mesh(basin[30:], [3, 3, 2, 1])
+        self.bed_mesh = Mesh(bed, [3, 3, 2, 1])
+        self.solid_mesh = Mesh(np.concatenate(solids) if solids else np.zeros((0, 9), np.float32), [3, 3, 2, 1])
+        # the floor (the basin's first quad), reaching FLOOR_SKIRT under the deck on every side:
         # it is drawn with one coverage sample a pixel (see _pass_scene), so a pixel whose centre
         # falls just outside the pool still gets floor in every sample the walls then leave
         floor = basin[:6].copy()
@@ -670,6 +681,18 @@ class Renderer:
         groups = self.body_groups(camera.eye)
         self.machine_mesh.update(self._machines())
         self._sky_box = sky_box(u["view_projection"], self.deck_corners, *self.render_size)
+        # the part of the screen the water can cover: the pool's footprint between the lowest and
+        # the highest eta (every vertex of the water mesh is a cell's eta, a blend of two, or the
+        # lower of two). Only that part of the scene is resolved for the water to read, and the
+        # water's refracted reads are clamped into it (scene_box, in texture coordinates)
+        lx, lz = self.pool_size
+        eta = self.water_data[..., 0]
+        self._water_box = bounds_box(u["view_projection"], (0.0, float(eta.min()), 0.0),
+                                     (lx, float(eta.max()), lz), *self.render_size)
+        x, y, bw, bh = self._water_box
+        rw, rh = self.render_size
+        u["scene_box"] = (max((x + 0.5) / rw, 0.001), max((y + 0.5) / rh, 0.001),
+                          min((x + bw - 0.5) / rw, 0.999), min((y + bh - 0.5) / rh, 0.999))
         for p in self.programs.values():
             with p:
                 p.set(**u)
@@ -708,11 +731,17 @@ class Renderer:
                 # llvmpipe each sample costs): it is the lowest surface and its edges lie under
                 # the deck, so none shows; the walls drawn next cut it per sample
                 g.glDisable(g.GL_MULTISAMPLE)
-                self.floor_mesh.draw()
+                self._draw_surface(self.floor_mesh, self.bed_diffuse)
                 g.glEnable(g.GL_MULTISAMPLE)
-                self.pool_mesh.draw()
-                if self.machine_mesh.count:
-                    self.machine_mesh.draw()
+            with self.programs["deck"]:
+                # the deck next: nearest the camera, it hides the walls' outer sides from the
+                # depth test before they are shaded
+                self._draw_surface(self.deck_mesh, self.tile_diffuse)
+            with self.programs["pool"]:
+                self._draw_surface(self.wall_mesh, self.tile_diffuse)
+                self._draw_surface(self.bed_mesh, self.bed_diffuse)
+                self._draw_surface(self.solid_mesh, self.obstacle_diffuse)
+                self._draw_surface(self.machine_mesh, self.tile_diffuse)     # painted: colour not read
             self._mark("pool")
             self._draw_bodies(groups, opaque=True)
         # the sky last, at the far plane, so only the pixels nothing covers pay for it; and only
@@ -729,6 +758,13 @@ class Renderer:
         self._draw_bodies(groups, clip_side=-1)      # glass under the surface, refracted by it
         self._mark("glass_below")
 
+    @staticmethod
+    def _draw_surface(mesh: Mesh, diffuse: Texture2D) -> None:
+        """Draw pool-layout `mesh` (if it has vertices) with `diffuse` as its material."""
+        if mesh.count:
+            diffuse.bind(UNIT["surface_diffuse"])
+            mesh.draw()
+
     def _pass_water(self, camera: OrbitCamera, mode: int) -> None:
         """Frame target: the scene copied, then the water surface refracting and reflecting it.
 
@@ -737,9 +773,13 @@ class Renderer:
         water samples, since a shader cannot read a multisampled renderbuffer."""
         g = gl()
         tiled = self.water_lod_pixels > 0
+        foamy = 0      # the first `foamy` quads are drawn with foam, the rest by water_still
         if tiled:      # (uploads bind textures: before the scene's are bound for the water to read)
             strides = self.water_tiles(camera)
-            self.block_mesh.update(blocks(strides, (self.grid[1], self.grid[0])).astype(np.float32))
+            quads = blocks(strides, (self.grid[1], self.grid[0]))
+            on = self.foam_tiles()[quads[:, 1] // TILE, quads[:, 0] // TILE]
+            foamy = int(on.sum())
+            self.block_mesh.update(quads[np.argsort(~on, kind="stable")].astype(np.float32))
             levels = np.log2(strides).astype(np.uint8)
             if self.lod_tex is None:
                 self.lod_tex = Texture2D(levels, linear=False)
@@ -747,7 +787,7 @@ class Renderer:
                 self.lod_tex.upload(levels)
             self.lod_tex.bind(UNIT["water_lod"])
         if self.multisampled is not None:
-            self.multisampled.resolve_to(self.scene, depth=True)
+            self.multisampled.resolve_to(self.scene, depth=True, box=self._water_box)
             self._mark("copy")
             self.multisampled.bind()
         else:
@@ -758,17 +798,55 @@ class Renderer:
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.color)
         g.glActiveTexture(g.GL_TEXTURE0 + UNIT["scene_depth"])
         g.glBindTexture(g.GL_TEXTURE_2D, self.scene.depth)
-        with st.OPAQUE, self.programs["water"] as p:
-            p["debug_mode"] = mode
-            p["lod_blocks"] = int(tiled)
-            p["lod_tile"] = TILE if tiled else 0
-            if tiled:
-                self.block_mesh.draw()
-            else:
-                p["grid_stride"] = 1
-                g.glBindVertexArray(self.empty_vao.vao)
-                g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+        if mode or not tiled:
+            foamy = self.block_mesh.count
+        draws = (("water_debug" if mode else "water", 0, foamy),
+                 ("water_still", foamy, self.block_mesh.count - foamy))
+        with st.OPAQUE:
+            for name, first, count in draws:
+                if tiled and count <= 0:
+                    continue
+                with self.programs[name] as p:
+                    p["debug_mode"] = mode
+                    p["lod_blocks"] = int(tiled)
+                    p["lod_tile"] = TILE if tiled else 0
+                    if tiled:
+                        g.glBindVertexArray(self.block_mesh.vao)
+                        g.glDrawArrays(g.GL_POINTS, first, count)
+                    else:
+                        p["grid_stride"] = 1
+                        g.glBindVertexArray(self.empty_vao.vao)
+                        g.glDrawArrays(g.GL_POINTS, 0, (self.grid[0] - 1) * (self.grid[1] - 1))
+                        break
         self._mark("water")
+
+    def foam_tiles(self) -> NDArray[np.bool_]:
+        """Which 16 x 16 tiles of the water mesh may show foam, (tz, tx) bool as water_tiles.
+
+        water.frag draws foam where the foam texel read exceeds 0.004 or the flow speed 0.06 m/s,
+        both bilinear reads of water_extra: a pixel of a tile's quads reads cells within one of
+        the tile's (the quad's corners are cell centres, or the wall). A value filtered from
+        texels is within their range, and |v| of a blend of velocities is at most the largest |v|
+        among them, so a tile none of whose cells within two has any foam or flows faster than
+        0.04 m/s (margin for the 8-bit channels' rounding) draws exactly the same without foam."""
+        x = self.water_extra
+        nz, nx = x.shape[:2]
+        k = VELOCITY_RANGE / 127.0
+        u = (x[..., 2].astype(np.float32) - 128.0) * k
+        w = (x[..., 3].astype(np.float32) - 128.0) * k
+        cell = (x[..., 0] > 0) | (u * u + w * w > 0.04 * 0.04)
+        for axis in (0, 1):                  # grow by two cells (3 x 3 maximum, twice, per axis)
+            for _ in range(2):
+                grown = cell.copy()
+                if axis == 0:
+                    grown[1:] |= cell[:-1]
+                    grown[:-1] |= cell[1:]
+                else:
+                    grown[:, 1:] |= cell[:, :-1]
+                    grown[:, :-1] |= cell[:, 1:]
+                cell = grown
+        rows = np.logical_or.reduceat(cell, np.arange(0, max(nz - 1, 1), TILE), axis=0)
+        return np.logical_or.reduceat(rows, np.arange(0, max(nx - 1, 1), TILE), axis=1)
 
     def _pass_above(self, groups: dict[str, list[tuple[Mesh, NDArray[np.float32], float]]],
                     debug: str | None) -> None:
@@ -948,7 +1026,8 @@ class Renderer:
         if self.multisampled is not None:
             self.multisampled.delete()
         for obj in (self.scene, self.frame, self.water_tex, self.sky_tex, self.extra_tex,
-                    self.debug_tex, self.palette_tex, self.streak_tex, self.pool_mesh, self.machine_mesh,
+                    self.debug_tex, self.palette_tex, self.streak_tex, self.wall_mesh, self.deck_mesh,
+                    self.bed_mesh, self.solid_mesh, self.machine_mesh,
                     self.spray_mesh, self.line_mesh, self.block_mesh, self.floor_mesh, self.empty_vao,
                     *self._materials.values()):
             obj.delete()

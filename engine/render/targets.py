@@ -255,14 +255,18 @@ class MultisampleFramebuffer:
         g.glBindFramebuffer(g.GL_FRAMEBUFFER, self.id)
         g.glViewport(0, 0, self.width, self.height)
 
-    def resolve_to(self, other: Framebuffer, depth: bool = False) -> None:
+    def resolve_to(self, other: Framebuffer, depth: bool = False,
+                   box: tuple[int, int, int, int] | None = None) -> None:
         """Average the samples of each pixel into `other` (same size): colour, and depth when asked
-        (a depth resolve keeps one sample's depth, which refraction's thickness needs, never a mean)."""
+        (a depth resolve keeps one sample's depth, which refraction's thickness needs, never a mean);
+        only the pixels of `box` (x, y, width, height) when given, the rest of `other` left as it was."""
         g = gl()
         g.glBindFramebuffer(g.GL_READ_FRAMEBUFFER, self.id)
         g.glBindFramebuffer(g.GL_DRAW_FRAMEBUFFER, other.id)
         mask = g.GL_COLOR_BUFFER_BIT | (g.GL_DEPTH_BUFFER_BIT if depth else 0)
-        g.glBlitFramebuffer(0, 0, self.width, self.height, 0, 0, other.width, other.height, mask, g.GL_NEAREST)
+        x, y, w, h = box if box is not None else (0, 0, self.width, self.height)
+        if w > 0 and h > 0:
+            g.glBlitFramebuffer(x, y, x + w, y + h, x, y, x + w, y + h, mask, g.GL_NEAREST)
         g.glBindFramebuffer(g.GL_FRAMEBUFFER, self.id)
 
     def delete(self) -> None:

@@ -53,3 +53,28 @@ def test_looking_straight_down_at_the_deck_draws_no_sky_and_behind_the_camera_dr
     assert sky_box(cam.view_projection(W / H), CORNERS, W, H) is None
     inside = OrbitCamera((2.0, 0.3, 2.0), 30.0, 0.0, 5.0, 50.0)      # the eye beyond the deck
     assert sky_box(inside.view_projection(W / H), CORNERS, W, H) == (0, 0, W, H)
+
+
+@pytest.mark.parametrize("yaw,pitch,dist", [(-30.0, 38.0, 6.0), (10.0, 70.0, 3.0), (80.0, 15.0, 9.0)])
+def test_water_box_holds_every_point_of_the_pool_volume_on_screen(yaw, pitch, dist):
+    """bounds_box: every point of the world box lo..hi in front of the camera projects, through
+    ndc = clip.xy / clip.w, into the returned pixel box (convexity: a box's projection lies in the
+    hull of its corners'); a box the camera stands inside gives the whole screen."""
+    from engine.render.cover import bounds_box
+    cam = OrbitCamera((2.0, 0.3, 2.0), dist, yaw, pitch, 50.0)
+    vp = cam.view_projection(W / H)
+    lo, hi = np.array([0.0, 0.0, 0.0]), np.array([POOL[0], 0.55, POOL[1]])
+    x, y, w, h = bounds_box(vp, lo, hi, W, H, margin=0)
+    assert 0 <= x and 0 <= y and x + w <= W and y + h <= H and w > 0 and h > 0
+    pts = lo + np.random.default_rng(1).random((4000, 3)) * (hi - lo)
+    c = np.c_[pts, np.ones(len(pts))] @ vp.T
+    c = c[c[:, 3] > 1e-6]
+    px = (c[:, 0] / c[:, 3] * 0.5 + 0.5) * W
+    py = (c[:, 1] / c[:, 3] * 0.5 + 0.5) * H
+    on = (px >= 0) & (px < W) & (py >= 0) & (py < H)
+    assert on.sum() > 100
+    assert (px[on] >= x - 1e-6).all() and (px[on] <= x + w + 1e-6).all()
+    assert (py[on] >= y - 1e-6).all() and (py[on] <= y + h + 1e-6).all()
+    assert w * h < W * H or pitch > 60.0          # the usual view leaves part of the screen out
+    inside = OrbitCamera((2.0, 0.3, 2.0), 0.1, yaw, pitch, 50.0)       # eye within the volume
+    assert bounds_box(inside.view_projection(W / H), lo, (POOL[0], 2.0, POOL[1]), W, H) == (0, 0, W, H)

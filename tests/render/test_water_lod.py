@@ -150,3 +150,38 @@ def test_tiles_of_different_strides_meet_without_cracks(gl_context):
     finally:
         r.close()
         sim.close()
+
+
+def test_tiles_drawn_without_foam_look_exactly_as_with_it(gl_context):
+    """The water's quads in tiles that foam_tiles leaves out are drawn by a program without the
+    foam (water.frag, NO_FOAM). water.frag's foam is zero where the bilinear foam read is <= 0.004
+    and the flow |v| <= 0.06 m/s, and a blend of texels lies within their range (|v| of a blend at
+    most the largest |v|), so the frame must equal one drawn with foam on every tile, bit for bit,
+    while foam shows where it lies: drawing every tile without foam changes the frame."""
+    from engine.render.renderer import Renderer
+    from engine.world import Simulation
+    level = Level(pool=PoolSpec(size=(2.56, 2.56), cell=0.04, wall_height=0.6), water=WaterSpec(level=0.3))
+    sim = Simulation(level)
+    r = Renderer(sim, 320, 180)
+    try:
+        cam = OrbitCamera((1.28, 0.3, 1.28), 3.4, -20.0, 55.0, 50.0)
+        r.foam.add(0.6, 0.7, 0.12, 1.0)                  # a splash's foam in one corner
+        w = sim.water
+        xu = np.arange(w.shape[1] + 1) * w.dx
+        w.u[:] = np.where((xu > 1.6) & (xu < 2.2), 0.4, 0.0)[None, :] * (np.arange(w.shape[0]) < 10)[:, None]
+
+        def draw(tiles=None):
+            if tiles is not None:
+                r.foam_tiles = lambda: tiles(Renderer.foam_tiles(r))
+            r.draw(cam)
+            assert r.errors() == []
+            return r.read_rgba()[..., :3].copy()
+
+        split = draw()
+        shown = Renderer.foam_tiles(r)
+        assert 0 < shown.sum() < shown.size // 2        # a few tiles foam, most draw without
+        assert np.array_equal(draw(lambda t: np.ones_like(t)), split)
+        assert not np.array_equal(draw(lambda t: np.zeros_like(t)), split)
+    finally:
+        r.close()
+        sim.close()
