@@ -47,6 +47,16 @@ face velocities u (nz, nx + 1) and w (nz + 1, nx) m/s, the accelerations ax, az 
 next water step applies, m/s^2, and the cell size dx, m."""
 
 
+Slots = namedtuple("Slots", ("alive", "sleep", "model_id", "kind", "static_set"))
+Slots.__doc__ = """What prepare_bodies reads per body slot (N rows): in use (bool), seconds at rest, model id,
+kind code (engine/bodies.py), and whether the slot is in the cached set of sleepers whose covered
+height is kept (bool)."""
+
+Masks = namedtuple("Masks", ("model_id", "radius", "active", "asleep", "forced", "fresh"))
+Masks.__doc__ = """What prepare_bodies writes per body slot (N rows) for the rest of the step: model id
+(int64), its model's bounding radius (m), and the masks active (in use), asleep, forced (its loads
+computed this step) and fresh (its covered height computed this step)."""
+
 def pack_models(surfaces) -> Models:
     """Pack (vertices, triangles) per model into one Models."""
     verts = [np.asarray(v, np.float64).reshape(-1, 3) for v, _ in surfaces]
@@ -663,10 +673,9 @@ def _settle_plain(b_new, b_static, tmp, passes, h, b_old, solid):
 
 
 @njit(cache=True)
-def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set, steps, wake_check, kind, prop,
-                   mid_out, radius_out, active, asleep, forced, fresh):
-    """The step's per-slot inputs, in one sweep: mid_out = model_id (int64), radius_out its model's
-    bounding radius, active = alive, asleep = active and sleep >= sleep_after, forced = active and
+def prepare_bodies(slots, model_radius, sleep_after, steps, wake_check, prop, out):
+    """The step's per-slot inputs (`Slots` in, `Masks` out), in one sweep: out.model_id = model_id
+    (int64), out.radius its model's bounding radius, active = alive, asleep = active and sleep >= sleep_after, forced = active and
     (awake or (b + steps) % wake_check == 0) (a sleeper's loads are looked at every wake_check-th
     step, in turn), fresh = active and not in static_set (the sleepers whose covered height is
     cached). Returns (woke, slept, due, props): how many of static_set are no longer asleep, how
@@ -676,19 +685,20 @@ def prepare_bodies(alive, sleep, sleep_after, model_id, model_radius, static_set
     slept = 0
     due = 0
     props = 0
-    for b in range(alive.shape[0]):
-        m = model_id[b]
-        mid_out[b] = m
-        radius_out[b] = model_radius[m]
-        a = alive[b]
-        s = a and sleep[b] >= sleep_after
-        active[b] = a
-        asleep[b] = s
+    static_set = slots.static_set
+    for b in range(slots.alive.shape[0]):
+        m = slots.model_id[b]
+        out.model_id[b] = m
+        out.radius[b] = model_radius[m]
+        a = slots.alive[b]
+        s = a and slots.sleep[b] >= sleep_after
+        out.active[b] = a
+        out.asleep[b] = s
         f = a and (not s or (b + steps) % wake_check == 0)
-        forced[b] = f
-        fresh[b] = a and not static_set[b]
+        out.forced[b] = f
+        out.fresh[b] = a and not static_set[b]
         due += f
-        props += a and kind[b] == prop
+        props += a and slots.kind[b] == prop
         if static_set[b] and not s:
             woke += 1
         if s and not static_set[b]:

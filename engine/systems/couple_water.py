@@ -161,10 +161,10 @@ class CoupleWater(System):
         active, asleep, forced, fresh = self._active[:n], self._asleep[:n], self._forced[:n], self._fresh[:n]
         # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
         # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
-        woke, slept, due, props = coupling.prepare_bodies(store.alive[:n], store.sleep[:n], store.sleep_after,
-                                                          store.model_id[:n], pack.radius, static_set, sim.steps,
-                                                          WAKE_CHECK, store.kind[:n], PROP, mid, radius, active,
-                                                          asleep, forced, fresh)
+        slots = coupling.Slots(store.alive[:n], store.sleep[:n], store.model_id[:n], store.kind[:n], static_set)
+        masks = coupling.Masks(mid, radius, active, asleep, forced, fresh)
+        woke, slept, due, props = coupling.prepare_bodies(slots, pack.radius, store.sleep_after, sim.steps,
+                                                          WAKE_CHECK, PROP, masks)
         # heavy bodies on the bed: solid columns (engine/blocking.py); only props or marked bodies
         # block, and only columns that bodies stood on need freeing
         if props or self.blockers.marked or sim.columns.any_bodies:
