@@ -23,6 +23,27 @@ SPARSE_RATIO = 2.0    # the other one more than this many times slower ...
 PROBE_SPARSE = 64     # ... is timed again, one call, this many times less often (4096 calls: 34 s at 120 Hz)
 
 
+def median(times: list[float]) -> float:
+    return sorted(times)[len(times) // 2]
+
+
+def choose(pace: dict[bool, list[float]], calls: int, probe_calls: int) -> bool:
+    """The policy every Pacer (and the water's `schedule.Scheduler`) follows: whether call number
+    `calls` runs on threads, given `pace` (threaded? -> recent seconds a call). Each traversal is
+    timed for `probe_calls` calls, then the faster (median of its recent calls) runs, and the other
+    is timed again for `probe_calls` calls every PROBE_EVERY calls; one more than SPARSE_RATIO times
+    slower for one call every PROBE_EVERY * PROBE_SPARSE (re-timing a far slower traversal costs
+    the most and tells the least)."""
+    for candidate in (True, False):
+        if len(pace[candidate]) < probe_calls:
+            return candidate
+    threaded, one = median(pace[True]), median(pace[False])
+    faster = threaded < one
+    sparse = max(threaded, one) > SPARSE_RATIO * min(threaded, one)
+    every = PROBE_EVERY * (PROBE_SPARSE if sparse else 1)
+    return (not faster) if calls % every < (1 if sparse else probe_calls) else faster
+
+
 class Pacer:
     """The choice of traversal for one kernel call site (one thread or numba's threads)."""
 
@@ -34,24 +55,13 @@ class Pacer:
         self._timed = False                   # does the last answer's call count as a timing
 
     def threaded(self, work: int) -> bool:
-        """Whether this call runs on threads: each traversal is timed for PROBE_CALLS calls, then the
-        faster (median of its recent calls) runs, the other timed again every PROBE_EVERY calls."""
+        """Whether this call runs on threads (`choose`, timing each traversal PROBE_CALLS calls)."""
         self._timed = False
         if work < self.min_work or numba.get_num_threads() < 2:
             return False
         self.calls += 1
         self._timed = True
-        pace = self.pace
-        for candidate in (True, False):
-            if len(pace[candidate]) < PROBE_CALLS:
-                return self._ran(candidate)
-        threaded = sorted(pace[True])[len(pace[True]) // 2]
-        one = sorted(pace[False])[len(pace[False]) // 2]
-        faster = threaded < one
-        # re-timing a far slower traversal costs the most and tells the least: one call, rarely
-        sparse = max(threaded, one) > SPARSE_RATIO * min(threaded, one)
-        every = PROBE_EVERY * (PROBE_SPARSE if sparse else 1)
-        return self._ran((not faster) if self.calls % every < (1 if sparse else PROBE_CALLS) else faster)
+        return self._ran(choose(self.pace, self.calls, PROBE_CALLS))
 
     def _ran(self, threaded: bool) -> bool:
         self.runs[threaded] += 1

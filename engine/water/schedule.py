@@ -14,16 +14,15 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from engine import pacing
 from engine.water import fast, plain
 from engine.water.records import Scratch, Sides, State
 
 from time import perf_counter
 
 PARALLEL_MIN_CELLS = 160 * 160
-PROBE_EVERY = 64      # steps between timings of the traversal not in use
-PROBE_STEPS = 2       # steps per timing
-PROBE_SPARSE = 16     # the other one more than SPARSE_RATIO times slower: re-time it 16 times less often
-SPARSE_RATIO = 2.0
+PROBE_STEPS = 2       # steps per timing of each traversal (the policy: engine.pacing.choose)
+PROBE_EVERY, PROBE_SPARSE = pacing.PROBE_EVERY, pacing.PROBE_SPARSE
 
 
 def parallel(cells: int) -> bool:
@@ -42,18 +41,8 @@ class Scheduler:
         self.pace: dict[bool, list[float]] = {False: [], True: []}   # parallel? -> recent s per step
 
     def _choose(self) -> bool:
-        """Whether this step runs the fast traversal: each is timed for PROBE_STEPS steps, then the
-        faster (median of its recent steps) runs, and the other is timed again every PROBE_EVERY steps."""
-        pace = self.pace
-        for candidate in (True, False):
-            if len(pace[candidate]) < PROBE_STEPS:
-                return candidate
-        threaded = sorted(pace[True])[len(pace[True]) // 2]
-        one = sorted(pace[False])[len(pace[False]) // 2]
-        faster = threaded < one
-        # re-timing a far slower traversal costs the most and tells the least: do it less often
-        every = PROBE_EVERY * (PROBE_SPARSE if max(threaded, one) > SPARSE_RATIO * min(threaded, one) else 1)
-        return (not faster) if self.steps % every < PROBE_STEPS else faster
+        """Whether this step runs the fast traversal (`engine.pacing.choose`, PROBE_STEPS steps a timing)."""
+        return pacing.choose(self.pace, self.steps, PROBE_STEPS)
 
     def threads_next(self, cells: int) -> bool:
         """Whether the next step of a grid of `cells` cells takes the threaded traversal as the
@@ -65,8 +54,8 @@ class Scheduler:
             return True
         if not self._choose():
             return False
-        threaded, one = sorted(self.pace[True]), sorted(self.pace[False])
-        return not one or not threaded or threaded[len(threaded) // 2] < one[len(one) // 2]
+        threaded, one = self.pace[True], self.pace[False]
+        return not one or not threaded or pacing.median(threaded) < pacing.median(one)
 
     def advance(self, state: State, scratch: Scratch, sides: Sides, p: NDArray,
                 dt: float) -> tuple[int, float, int, float]:
