@@ -181,13 +181,15 @@ Surface = namedtuple("Surface", "eta phi")
 Limit = namedtuple("Limit", "lam shore hull dry wet")
 """The limiter: lam, the share of surface part each cell may hold (float64); shore and hull, the ramps
 from dry cells and from hulls that multiply it (float64, 1 away from both); dry and wet, the masks
-lam_depth <= 0 and lam > 0 as last seen (uint8), so that the ramps and basins are redone only when
-they change."""
+lam_depth <= 0 and lam_depth * shore > 0 as last seen (uint8), so that the ramps and basins are
+redone only when they change. A hull does not cut a basin: the water goes on under a floating
+body (its column's h > 0) and the shallow-water step connects it there, so a moving hull never
+relabels the basins; its cells have lam = 0 and take no part of their basin's correction."""
 Basins = namedtuple("Basins", "labels sums weights caps lo hi part")
-"""labels (nz, nx) int32: the basin (1..n) of each cell with lam > 0, 0 elsewhere; sums, weights,
-caps, lo, hi (n + 1,) float64: each basin's sums of eta_s, of lam and of the caps HALF h lam, and
-the range of means its cells can give up (`_clip`), gathered from part (blocks, 5, n + 1), the same
-per block of rows; after `_means`, each basin's correction (`settle`)."""
+"""labels (nz, nx) int32: the basin (1..n) of each cell with lam_depth * shore > 0, 0 elsewhere;
+sums, weights, caps, lo, hi (n + 1,) float64: each basin's sums of eta_s, of lam and of the caps
+HALF h lam, and the range of means its cells can give up (`_clip`), gathered from part (blocks, 5,
+n + 1), the same per block of rows; after `_means`, each basin's correction (`settle`)."""
 Levels = namedtuple("Levels", "index frac")
 """Per cell the lower of the two depth levels around its still-water depth (int32) and the weight of
 the upper one (float64): the piecewise-linear blend of the levels' results."""
@@ -262,8 +264,9 @@ def label(mask, labels, stack):
 @njit(cache=True)
 def limiter_rows(water, full, lim, stats, b):
     """Block b of the limiter: lim.lam = clip((h - DRY_H) / (full - DRY_H), 0, 1) (the depth limiter)
-    * shore * hull; lim.dry (lam_depth <= 0) and lim.wet (lam > 0) updated; stats[b] = (wet cells,
-    the sum of their surface bed + h, their smallest lam, whether wet changed, whether dry changed)."""
+    * shore * hull; lim.dry (lam_depth <= 0) and lim.wet (lam_depth * shore > 0: the basins' cells,
+    hulls included) updated; stats[b] = (cells with lam > 0, the sum of their surface bed + h, their
+    smallest lam, whether wet changed, whether dry changed)."""
     h = water.h
     nz, nx = h.shape
     scale = 1.0 / (full - DRY_H)
@@ -279,13 +282,14 @@ def limiter_rows(water, full, lim, stats, b):
             if dry != lim.dry[k, i]:
                 lim.dry[k, i] = dry
                 dry_changed = 1.0
-            lam = lam * (lim.shore[k, i] * lim.hull[k, i])
-            lim.lam[k, i] = lam
+            lam = lam * lim.shore[k, i]
             wet = np.uint8(1) if lam > 0.0 else np.uint8(0)
             if wet != lim.wet[k, i]:
                 lim.wet[k, i] = wet
                 changed = 1.0
-            if wet:
+            lam = lam * lim.hull[k, i]
+            lim.lam[k, i] = lam
+            if lam > 0.0:
                 n += 1
                 total += water.bed[k, i] + h[k, i]
                 lam_min = min(lam_min, lam)
