@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
+import numba
 import numpy as np
 import scipy.fft as sfft
 from numpy.typing import NDArray
@@ -31,16 +32,18 @@ QUIET_V = 1e-7   # m/s: with eta_s under dk.QUIET, a surface velocity under this
 REACH = int(SHORE) + 1   # cells: the ramp is 1 from SHORE + 1 cells on, so it is stamped this far around a shore cell
 
 
-def dct(a: NDArray[np.float32]) -> NDArray[np.float32]:
+def dct(a: NDArray[np.float32], workers: int = 1) -> NDArray[np.float32]:
     """Orthonormal DCT-II over the last two axes (cell-centred, reflective walls), float32: a surface
     part of millimetres needs no more than 1e-7 of it, and float32 takes half the time of float64.
-    On one worker thread (docs/dispersion.md, session 15: why)."""
-    return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
+    `workers` threads share the rows of each pass (each row's transform is the same arithmetic
+    whichever thread does it: the same bits); more than one only where the shallow-water step
+    runs on threads, so a core is free for them (docs/dispersion.md)."""
+    return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True, workers=workers)
 
 
-def idct(a: NDArray[np.float32]) -> NDArray[np.float32]:
+def idct(a: NDArray[np.float32], workers: int = 1) -> NDArray[np.float32]:
     """Inverse of `dct` (a new array: the input is kept)."""
-    return sfft.idctn(a, type=2, norm="ortho", axes=(-2, -1))
+    return sfft.idctn(a, type=2, norm="ortho", axes=(-2, -1), workers=workers)
 
 
 class Pending:
@@ -86,7 +89,8 @@ class SurfaceWaves:
         self.threaded = False                         # whether this step's passes run on threads
         self._bed: NDArray | None = None
         self._bed_smooth = np.zeros(shape)
-        self._hull_source = np.zeros(shape, np.bool_)
+        self._hull_source = np.zeros(shape, np.bool_)   # the covered mask the hull ramp was stamped from
+        self._hull_now = np.zeros(shape, np.bool_)
         self._hulls = False                           # whether the hull ramp is not all 1
         self._table = ramp_table()
         self._stack = np.zeros(nz * nx, np.int64)
@@ -106,6 +110,7 @@ class SurfaceWaves:
         is large enough for `schedule.parallel`."""
         self.threaded = threaded and schedule.parallel(self.shape[0] * self.shape[1])
         run = self._passes()
+        workers = numba.get_num_threads() if self.threaded else 1   # the transforms' threads
         n_wet, ref, lam_min = self._limiter(water, covered)
         if n_wet == 0:
             return None
@@ -121,10 +126,10 @@ class SurfaceWaves:
             dk.level_blend(ref, bed_smooth, np.array(levels), self._blend)
         key = levels
         parts = np.empty((2 * len(levels),) + self.shape, np.float32)
-        run.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
+        run.split_spectra(dct(spec, workers), self.k2, self._keep_of(key), parts)
         part = self._part
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
-        within, e_max, v_max = run.take_out(idct(parts), self._blend, water.h, lam, self._basins, self.dx,
+        within, e_max, v_max = run.take_out(idct(parts, workers), self._blend, water.h, lam, self._basins, self.dx,
                                             part, self._stats)
         if e_max < dk.QUIET and v_max < QUIET_V:
             return None
@@ -132,10 +137,10 @@ class SurfaceWaves:
         unlimited = within and len(levels) == 1 and lam_min >= 1.0
         # unlimited: the limiter only removed the sum's round-off, the spectra are eta_s's; else
         # transform the limited part (settle left it in spec)
-        src = parts if unlimited else dct(spec)
+        src = parts if unlimited else dct(spec, workers)
         stepped = np.empty_like(parts)
         run.step_spectra(src, unlimited, self._coef_of(key, dt), self._decay_of(dt), stepped)
-        run.blend(idct(stepped), self._blend, self._pending.part)
+        run.blend(idct(stepped, workers), self._blend, self._pending.part)
         return self._pending
 
     def merge(self, pending: Pending, water: dk.Water, dt: float, covered: NDArray | None = None) -> None:
@@ -189,10 +194,13 @@ class SurfaceWaves:
         body's own waves start in the bulk, as the coupling's radiation damping
         (engine/kernels/water_forces.py) assumes, and join the surface part SHORE cells out."""
         if covered is not None:
-            np.greater(covered, 0.0, out=self._hull_source)
-            if self._hull_source.any():
-                dk.distance_ramp(self._hull_source.view(np.uint8), self._table, self._lim.hull)
-                self._hulls = True
+            np.greater(covered, 0.0, out=self._hull_now)
+            if self._hull_now.any():
+                # the ramp is a function of the covered mask alone: restamped only when it changed
+                if not (self._hulls and np.array_equal(self._hull_now, self._hull_source)):
+                    self._hull_source[...] = self._hull_now
+                    dk.distance_ramp(self._hull_source.view(np.uint8), self._table, self._lim.hull)
+                    self._hulls = True
                 return
         if self._hulls:
             self._lim.hull[...] = 1.0
