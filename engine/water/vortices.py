@@ -14,7 +14,8 @@ adds only its own rows' faces, so every face is added once, with the same operan
 rows are cut into blocks: `confinement` (one block) and `confinement_threads` (a block per numba
 thread) give the same bits. Where omega_y is 0 in all three rows of the window the row's force is 0
 and its cells are skipped; a face whose force is 0 is left as it is (so nothing at all is added
-when no cell has a force).
+when no cell has a force). ax, az hold no -0.0 (the step clears them to +0.0; forces are added to
+them), so leaving a face is the same as adding a zero force to it.
 """
 from __future__ import annotations
 
