@@ -185,3 +185,48 @@ def test_still_bands_between_eddies(threads, threaded):
         u[a:b + 1] = np.float32(0.4)
         w[a:b + 2] = np.float32(-0.1)
     assert _check(u, w, h, 0.03, 2.0, ax, az, threaded) > 0
+
+
+def test_stage_runs_the_threaded_twin_with_the_threaded_step(monkeypatch):
+    """WaterStages takes the threaded kernel exactly on steps where the shallow-water step's
+    scheduler is on threads, and the river (dispersion off: confinement and the step alone) gives
+    the same h, u, w either way, on one thread and on two."""
+    import dataclasses
+
+    from engine.levels import load_level
+    from engine.paths import LEVELS
+    from engine.water import schedule
+    from engine.world import Simulation
+
+    level = load_level(LEVELS / "river.toml")
+    level = dataclasses.replace(level, water=dataclasses.replace(level.water, dispersion=False))
+    assert level.water.vorticity > 0.0
+    seen = []
+    call = Confinement.__call__
+
+    def spy(self, grid, threaded=False):
+        seen.append(threaded)
+        return call(self, grid, threaded)
+
+    def run(threaded, n):
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+        seen.clear()
+        with monkeypatch.context() as m:
+            m.setattr(Confinement, "__call__", spy)
+            if threaded:
+                m.setattr(schedule, "parallel", lambda cells: True)
+                m.setattr(schedule.Scheduler, "_choose", lambda self: True)
+            sim = Simulation(level)
+            sim.step(40)
+            out = [sim.water.read(name).tobytes() for name in ("h", "u", "w")]
+            sim.close()
+        assert seen == [threaded] * 40
+        return out
+
+    was = numba.get_num_threads()
+    try:
+        plain = run(False, 1)
+        assert run(True, 1) == plain
+        assert run(True, 2) == plain
+    finally:
+        numba.set_num_threads(was)
