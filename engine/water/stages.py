@@ -48,9 +48,9 @@ class WaterStages:
         return st
 
     def _threaded(self, grid: WaterGrid) -> bool:
-        """Whether the surface-wave stage's passes run on threads this step: where the shallow-water
-        step's scheduler (`schedule.Scheduler`) is about to take its threaded traversal and has not
-        found it the slower (its re-timing of a slower traversal stays its own). Then numba's
+        """Whether confinement and the surface-wave stage's passes run on threads this step: where
+        the shallow-water step's scheduler (`schedule.Scheduler`) is about to take its threaded
+        traversal and has not found it the slower (its re-timing of a slower traversal stays its own). Then numba's
         workers are awake and a core is free; threaded passes beside a one-thread step wake
         sleeping workers on every pass and wait for them (docs/dispersion.md, session 15). Both
         ways give the same bits: this only moves the time."""
@@ -62,7 +62,7 @@ class WaterStages:
         if self.vorticity > 0.0:
             if self.confine is None or self.confine.shape != grid.shape:
                 self.confine = Confinement(grid.shape, self.vorticity)
-            self.confine(grid)
+            self.confine(grid, self._threaded(grid))
         pending = None
         if self.dispersion:
             stage = self._surface(grid)
