@@ -756,3 +756,114 @@ def gather_forces(forced, active, response, vel, force, torque, submerged, was_w
             count += 1
         was_wet[b] = wet
     return count
+
+
+# The water around a hull is the surface-wave stage's shore (engine/water/surface.py, `_hull`): the
+# stage, which carries (and damps) the waves a few cells long in open water, leaves them to the
+# shallow-water bulk there. The bulk's explicit step holds the grid's shortest wave, the 2 dx
+# checker of eta (mode (pi, pi)), with no damping but its eddy viscosity's, and amplifies it from a
+# few centimetres of amplitude on (docs/coupling.md, session 16); a body entering fast seeds it.
+# `damp_short_waves` gives that zone the damping the stage gives open water, of the flow's
+# grid-scale divergence only.
+SHORT_WAVE_REACH = 6      # cells beyond a body's bounding radius: the covered height's blur (2), the hull ramp (4)
+SHORT_WAVE_TAPER = 3.0    # cells: the damping fades out over the zone's outer rim
+SHORT_WAVE_RATE = 0.25    # the share of the checker's velocity taken out per step
+
+
+@njit(cache=True, inline="always")
+def _taper(x, z, cx, cz, r0, r1):
+    """1 within r0 of (cx, cz), 0 from r1 on, linear in the distance between (all in cells)."""
+    d2 = (x - cx) * (x - cx) + (z - cz) * (z - cz)
+    if d2 <= r0 * r0:
+        return 1.0
+    if d2 >= r1 * r1:
+        return 0.0
+    return (r1 - np.sqrt(d2)) / (r1 - r0)
+
+
+@njit(cache=True)
+def damp_short_waves(water, bodies, active, planes, reach, taper, rate, wet_depth, scratch):
+    """Damp the grid-scale part of the water's divergence around every body that reaches into it,
+    on the face velocities themselves (water.u, water.w, in place):
+
+        v += s nu dt grad(D - S D),  nu dt = rate dx^2 / 8,
+
+    D = div v per cell, S the [1 2 1]/4 filter along each axis (edges clamped). D - S D keeps the
+    checker D = (-1)^(i+k) A wholly (S's response there is 0) and a smooth field only to
+    -dx^2 lap D / 4: grad(div) of the checker's velocity is -(8 / dx^2) times it, so a step takes
+    the share `rate` of the checker's velocity, and of a wave along an axis the share
+    (rate / 2) sin^4(k dx / 2) ~ rate (k dx)^4 / 32 (6e-5 at k dx = 0.3, rate 0.25). The faces
+    change, not the depths: the volume is untouched. On the velocities directly, not as an
+    acceleration of the next step: the checker turns a quarter period in a step of the bulk
+    (omega dt = 2 sqrt(2) c dt / dx ~ pi / 2 at c dt / dx ~ 0.6), and a force taken from the
+    velocity at the start of the step then works against the wave's position, not its motion
+    (measured: no damping, or growth, from rates of 0.6 on).
+
+    The zone: per body with bodies.radius at least SPECK_CELLS cells (a speck's covered height is
+    too small to matter) whose bounding sphere reaches below its surface plane, the disc of
+    radius r1 = radius / dx + reach cells about its centre; s = 1 within r1 - taper of the centre,
+    fading linearly to 0 at r1 (a sharp edge would itself make short waves there); faces between
+    two columns at least wet_depth deep only. Bodies whose discs overlap each damp the faces in
+    both, one after the other in slot order. scratch: float64 (2, rows, cols), grown as needed and
+    returned."""
+    u, w, h, dx = water.u, water.w, water.h, water.dx
+    pos, radius = bodies.pos, bodies.radius
+    nz, nx = h.shape
+    c = rate * dx / 8.0                 # nu dt / dx
+    inv_dx = 1.0 / dx
+    for b in range(pos.shape[0]):
+        if not active[b] or radius[b] < SPECK_CELLS * dx:
+            continue
+        if pos[b, 1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
+            continue                                    # above the water: it holds nothing aside
+        r1 = radius[b] * inv_dx + reach
+        r0 = max(r1 - taper, 0.0)
+        gx = pos[b, 0] * inv_dx                         # the centre in cells (faces at integers)
+        gz = pos[b, 2] * inv_dx
+        i0 = max(int(np.floor(gx - r1)), 0)
+        i1 = min(int(np.ceil(gx + r1)), nx - 1)
+        k0 = max(int(np.floor(gz - r1)), 0)
+        k1 = min(int(np.ceil(gz + r1)), nz - 1)
+        if i0 > i1 or k0 > k1:
+            continue
+        # D over the square around the disc and one cell around it (clamped to the grid):
+        # scratch[0, kk, ii] is the cell (ka + kk, ia + ii)
+        ka = max(k0 - 1, 0)
+        kb = min(k1 + 1, nz - 1)
+        ia = max(i0 - 1, 0)
+        ib = min(i1 + 1, nx - 1)
+        if scratch.shape[1] < kb - ka + 1 or scratch.shape[2] < ib - ia + 1:
+            size = max(kb - ka + 1, ib - ia + 1, scratch.shape[1], scratch.shape[2])
+            scratch = np.empty((2, size, size))
+        d = scratch[0]
+        for k in range(ka, kb + 1):
+            for i in range(ia, ib + 1):
+                d[k - ka, i - ia] = (float(u[k, i + 1] - u[k, i]) + float(w[k + 1, i] - w[k, i])) * inv_dx
+        # D - S D over the square (a neighbour outside the grid is the cell itself)
+        e = scratch[1]
+        for k in range(k0, k1 + 1):
+            kk = k - ka
+            kn = max(k - 1, 0) - ka
+            ks = min(k + 1, nz - 1) - ka
+            for i in range(i0, i1 + 1):
+                ii = i - ia
+                iw = max(i - 1, 0) - ia
+                ie = min(i + 1, nx - 1) - ia
+                row_n = 0.25 * d[kn, iw] + 0.5 * d[kn, ii] + 0.25 * d[kn, ie]
+                row_0 = 0.25 * d[kk, iw] + 0.5 * d[kk, ii] + 0.25 * d[kk, ie]
+                row_s = 0.25 * d[ks, iw] + 0.5 * d[ks, ii] + 0.25 * d[ks, ie]
+                e[kk, ii] = d[kk, ii] - (0.25 * row_n + 0.5 * row_0 + 0.25 * row_s)
+        # the faces between two cells of the square: u faces at (i, k + 1/2), w faces at (i + 1/2, k)
+        for k in range(k0, k1 + 1):
+            kk = k - ka
+            for i in range(i0 + 1, i1 + 1):
+                s = _taper(float(i), k + 0.5, gx, gz, r0, r1)
+                if s > 0.0 and h[k, i - 1] >= wet_depth and h[k, i] >= wet_depth:
+                    u[k, i] += s * c * (e[kk, i - ia] - e[kk, i - 1 - ia])
+        for k in range(k0 + 1, k1 + 1):
+            kk = k - ka
+            for i in range(i0, i1 + 1):
+                s = _taper(i + 0.5, float(k), gx, gz, r0, r1)
+                if s > 0.0 and h[k - 1, i] >= wet_depth and h[k, i] >= wet_depth:
+                    w[k, i] += s * c * (e[kk, i - ia] - e[kk - 1, i - ia])
+    return scratch
