@@ -349,19 +349,21 @@ def _owns_edge(p, q, sign: float) -> bool:
 def covered_height(models, bodies, active, planes, bed, dx, out):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten
     (see _covered_height)."""
-    return _covered_height(models, bodies, active, planes, bed, dx, out, True)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, True, np.empty((active.shape[0], 4), np.int64))
 
 
 @njit(cache=True)
 def covered_height_raw(models, bodies, active, planes, bed, dx, out):
     """covered_height added into out, which must be all zero on entry, and not clamped at zero
     (settle_covered clamps): saves two passes over the grid per step."""
-    return _covered_height(models, bodies, active, planes, bed, dx, out, False)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, False, np.empty((active.shape[0], 4), np.int64))
 
 
 @njit(cache=True, inline="always")
-def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
+def _covered_height(models, bodies, active, planes, bed, dx, out, fresh, boxes):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
+    boxes (N, 4) int64: each active body's cells, rows k0..k1 and columns i0..i1 (k1 < k0 where it
+    covers none), before the blur; the rows of the others are left as they were.
 
     Per triangle, every cell centre (or sample point, for a small body) inside its (x, z)
     footprint gets +min(y, eta) for an upward facing triangle and -min(y, eta) for a downward
@@ -384,6 +386,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
     for b in range(pos.shape[0]):
         if not active[b]:
             continue
+        boxes[b, 0] = nz
+        boxes[b, 1] = -1
+        boxes[b, 2] = nx
+        boxes[b, 3] = -1
         com = pos[b]
         if com[1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
@@ -404,6 +410,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
             out[k0, i1] += (1.0 - tz) * tx * vol
             out[k1, i0] += tz * (1.0 - tx) * vol
             out[k1, i1] += tz * tx * vol
+            boxes[b, 0] = k0
+            boxes[b, 1] = k1
+            boxes[b, 2] = i0
+            boxes[b, 3] = i1
             continue
         rot = quat_to_matrix(quat[b])
         if world.shape[0] < v1 - v0:
@@ -449,6 +459,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
                 continue
             sign = 1.0 if ny2 > 0.0 else -1.0
             kmin = min(kmin, k0); kmax = max(kmax, k1); imin = min(imin, i0); imax = max(imax, i1)
+            boxes[b, 0] = min(boxes[b, 0], k0)
+            boxes[b, 1] = max(boxes[b, 1], k1)
+            boxes[b, 2] = min(boxes[b, 2], i0)
+            boxes[b, 3] = max(boxes[b, 3], i1)
             for k in range(k0, k1 + 1):
               for sk in range(sub):
                 pz = (k + lo + sk * step) * dx
@@ -715,10 +729,11 @@ def surface_planes(pos, radius, active, bed, h, dx, margin, planes, smooth, a, j
 
 
 @njit(cache=True)
-def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid):
+def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid, boxes):
     """covered_height_raw of the fresh bodies into b_new (all zero on entry), then settle_covered
-    (one call). Returns settle_covered's sum(b_new)."""
-    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False)
+    (one call). Returns settle_covered's sum(b_new). boxes (N, 4): each fresh body's cells (as
+    _covered_height leaves them)."""
+    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False, boxes)
     return settle_covered(b_new, b_static, tmp, passes, h, b_old, solid)
 
 
@@ -765,25 +780,14 @@ def gather_forces(forced, active, response, vel, force, torque, submerged, was_w
 # few centimetres of amplitude on (docs/coupling.md, session 16); a body entering fast seeds it.
 # `damp_short_waves` gives that zone the damping the stage gives open water, of the flow's
 # grid-scale divergence only.
-SHORT_WAVE_REACH = 6      # cells beyond a body's bounding radius: the covered height's blur (2), the hull ramp (4)
-SHORT_WAVE_TAPER = 3.0    # cells: the damping fades out over the zone's outer rim
+SHORT_WAVE_REACH = 6      # cells beyond the columns a body covers: the covered height's blur (2), the hull ramp (4)
+SHORT_WAVE_TAPER = 3.0    # cells: the damping fades out over the zone's outer rim (> 0)
 SHORT_WAVE_RATE = 0.25    # the share of the checker's velocity taken out per step
 
 
-@njit(cache=True, inline="always")
-def _taper(x, z, cx, cz, r0, r1):
-    """1 within r0 of (cx, cz), 0 from r1 on, linear in the distance between (all in cells)."""
-    d2 = (x - cx) * (x - cx) + (z - cz) * (z - cz)
-    if d2 <= r0 * r0:
-        return 1.0
-    if d2 >= r1 * r1:
-        return 0.0
-    return (r1 - np.sqrt(d2)) / (r1 - r0)
-
-
 @njit(cache=True)
-def damp_short_waves(water, bodies, active, planes, reach, taper, rate, wet_depth, scratch):
-    """Damp the grid-scale part of the water's divergence around every body that reaches into it,
+def damp_short_waves(water, boxes, fresh, asleep, reach, taper, rate, wet_depth, scratch):
+    """Damp the grid-scale part of the water's divergence around every body that covers columns,
     on the face velocities themselves (water.u, water.w, in place):
 
         v += s nu dt grad(D - S D),  nu dt = rate dx^2 / 8,
@@ -799,71 +803,79 @@ def damp_short_waves(water, bodies, active, planes, reach, taper, rate, wet_dept
     velocity at the start of the step then works against the wave's position, not its motion
     (measured: no damping, or growth, from rates of 0.6 on).
 
-    The zone: per body with bodies.radius at least SPECK_CELLS cells (a speck's covered height is
-    too small to matter) whose bounding sphere reaches below its surface plane, the disc of
-    radius r1 = radius / dx + reach cells about its centre; s = 1 within r1 - taper of the centre,
-    fading linearly to 0 at r1 (a sharp edge would itself make short waves there); faces between
-    two columns at least wet_depth deep only. Bodies whose discs overlap each damp the faces in
-    both, one after the other in slot order. scratch: float64 (2, rows, cols), grown as needed and
-    returned."""
+    The zone, per fresh body that is awake (a body at rest seeds nothing) and covers columns: the
+    box of the cells it covers (boxes, from covered_step) grown by `reach` cells; s = s_x s_z, each
+    1 up to reach - taper cells outside the box along its axis and fading linearly to 0 at reach
+    (a sharp edge would itself make short waves there); faces between two columns at least
+    wet_depth deep only. Bodies whose zones overlap each damp the faces in both, one after the
+    other in slot order. scratch: float64 (4, rows, cols), grown as needed and returned."""
     u, w, h, dx = water.u, water.w, water.h, water.dx
-    pos, radius = bodies.pos, bodies.radius
     nz, nx = h.shape
     c = rate * dx / 8.0                 # nu dt / dx
     inv_dx = 1.0 / dx
-    for b in range(pos.shape[0]):
-        if not active[b] or radius[b] < SPECK_CELLS * dx:
+    inv_taper = 1.0 / taper
+    for b in range(boxes.shape[0]):
+        if not fresh[b] or asleep[b] or boxes[b, 1] < boxes[b, 0] or boxes[b, 3] < boxes[b, 2]:
             continue
-        if pos[b, 1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
-            continue                                    # above the water: it holds nothing aside
-        r1 = radius[b] * inv_dx + reach
-        r0 = max(r1 - taper, 0.0)
-        gx = pos[b, 0] * inv_dx                         # the centre in cells (faces at integers)
-        gz = pos[b, 2] * inv_dx
-        i0 = max(int(np.floor(gx - r1)), 0)
-        i1 = min(int(np.ceil(gx + r1)), nx - 1)
-        k0 = max(int(np.floor(gz - r1)), 0)
-        k1 = min(int(np.ceil(gz + r1)), nz - 1)
-        if i0 > i1 or k0 > k1:
-            continue
-        # D over the square around the disc and one cell around it (clamped to the grid):
-        # scratch[0, kk, ii] is the cell (ka + kk, ia + ii)
-        ka = max(k0 - 1, 0)
-        kb = min(k1 + 1, nz - 1)
-        ia = max(i0 - 1, 0)
-        ib = min(i1 + 1, nx - 1)
-        if scratch.shape[1] < kb - ka + 1 or scratch.shape[2] < ib - ia + 1:
-            size = max(kb - ka + 1, ib - ia + 1, scratch.shape[1], scratch.shape[2])
-            scratch = np.empty((2, size, size))
+        bk0, bk1, bi0, bi1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        i0 = max(bi0 - reach, 0)
+        i1 = min(bi1 + reach, nx - 1)
+        k0 = max(bk0 - reach, 0)
+        k1 = min(bk1 + reach, nz - 1)
+        rows = k1 - k0 + 3                              # the square and a border of one cell
+        cols = i1 - i0 + 3
+        if scratch.shape[1] < max(rows, 4) or scratch.shape[2] < max(cols, rows):
+            size = max(rows, cols, 4, scratch.shape[1], scratch.shape[2])
+            scratch = np.empty((4, size, size))
+        # d[kk, ii]: D of the cell (k0 - 1 + kk, i0 - 1 + ii), clamped into the grid
         d = scratch[0]
-        for k in range(ka, kb + 1):
-            for i in range(ia, ib + 1):
-                d[k - ka, i - ia] = (float(u[k, i + 1] - u[k, i]) + float(w[k + 1, i] - w[k, i])) * inv_dx
-        # D - S D over the square (a neighbour outside the grid is the cell itself)
-        e = scratch[1]
-        for k in range(k0, k1 + 1):
-            kk = k - ka
-            kn = max(k - 1, 0) - ka
-            ks = min(k + 1, nz - 1) - ka
-            for i in range(i0, i1 + 1):
-                ii = i - ia
-                iw = max(i - 1, 0) - ia
-                ie = min(i + 1, nx - 1) - ia
-                row_n = 0.25 * d[kn, iw] + 0.5 * d[kn, ii] + 0.25 * d[kn, ie]
-                row_0 = 0.25 * d[kk, iw] + 0.5 * d[kk, ii] + 0.25 * d[kk, ie]
-                row_s = 0.25 * d[ks, iw] + 0.5 * d[ks, ii] + 0.25 * d[ks, ie]
-                e[kk, ii] = d[kk, ii] - (0.25 * row_n + 0.5 * row_0 + 0.25 * row_s)
-        # the faces between two cells of the square: u faces at (i, k + 1/2), w faces at (i + 1/2, k)
-        for k in range(k0, k1 + 1):
-            kk = k - ka
-            for i in range(i0 + 1, i1 + 1):
-                s = _taper(float(i), k + 0.5, gx, gz, r0, r1)
-                if s > 0.0 and h[k, i - 1] >= wet_depth and h[k, i] >= wet_depth:
-                    u[k, i] += s * c * (e[kk, i - ia] - e[kk, i - 1 - ia])
-        for k in range(k0 + 1, k1 + 1):
-            kk = k - ka
-            for i in range(i0, i1 + 1):
-                s = _taper(i + 0.5, float(k), gx, gz, r0, r1)
-                if s > 0.0 and h[k - 1, i] >= wet_depth and h[k, i] >= wet_depth:
-                    w[k, i] += s * c * (e[kk, i - ia] - e[kk - 1, i - ia])
+        for kk in range(rows):
+            k = min(max(k0 - 1 + kk, 0), nz - 1)
+            for ii in range(1, cols - 1):
+                i = i0 - 1 + ii
+                d[kk, ii] = (float(u[k, i + 1] - u[k, i]) + float(w[k + 1, i] - w[k, i])) * inv_dx
+            d[kk, 0] = d[kk, 1] if i0 == 0 else (float(u[k, i0] - u[k, i0 - 1])
+                                                 + float(w[k + 1, i0 - 1] - w[k, i0 - 1])) * inv_dx
+            d[kk, cols - 1] = d[kk, cols - 2] if i1 == nx - 1 else (float(u[k, i1 + 2] - u[k, i1 + 1])
+                                                                    + float(w[k + 1, i1 + 1] - w[k, i1 + 1])) * inv_dx
+        # e = D - S D over the square: the row pass into t, then the column pass
+        t = scratch[1]
+        for kk in range(rows):
+            for ii in range(1, cols - 1):
+                t[kk, ii] = 0.25 * (d[kk, ii - 1] + d[kk, ii + 1]) + 0.5 * d[kk, ii]
+        e = scratch[2]
+        for kk in range(1, rows - 1):
+            for ii in range(1, cols - 1):
+                e[kk, ii] = d[kk, ii] - (0.25 * (t[kk - 1, ii] + t[kk + 1, ii]) + 0.5 * t[kk, ii])
+        # the tapers along each axis, 1 - (distance outside the box - (reach - taper)) / taper
+        # clipped to [0, 1]: tp[0, ii] at the centre of cell column i = i0 - 1 + ii, tp[1, ii] at
+        # its west face; tp[2, kk], tp[3, kk] the same along z (the box spans cells bi0..bi1, that
+        # is x in [bi0, bi1 + 1])
+        tp = scratch[3]
+        lo = reach - taper
+        for ii in range(1, cols - 1):
+            x = i0 - 1 + ii + 0.5
+            tp[0, ii] = min(max(1.0 - (max(bi0 - x, x - (bi1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+            x -= 0.5
+            tp[1, ii] = min(max(1.0 - (max(bi0 - x, x - (bi1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+        for kk in range(1, rows - 1):
+            z = k0 - 1 + kk + 0.5
+            tp[2, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+            z -= 0.5
+            tp[3, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+        # u faces between two cells of the square, then w faces
+        for kk in range(1, rows - 1):
+            k = k0 - 1 + kk
+            sz = c * tp[2, kk]
+            for ii in range(2, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(h[k, i - 1], h[k, i]) >= wet_depth else 0.0
+                u[k, i] += (sz * tp[1, ii] * wet) * (e[kk, ii] - e[kk, ii - 1])
+        for kk in range(2, rows - 1):
+            k = k0 - 1 + kk
+            sz = c * tp[3, kk]
+            for ii in range(1, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(h[k - 1, i], h[k, i]) >= wet_depth else 0.0
+                w[k, i] += (sz * tp[0, ii] * wet) * (e[kk, ii] - e[kk - 1, ii])
     return scratch

@@ -19,7 +19,7 @@ SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Spla
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
 WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
 THREADED_LOADS = 48     # bodies whose loads are due at least: the loads may run on numba's threads (engine/pacing.py)
-SHORT_WAVE_REACH = coupling.SHORT_WAVE_REACH   # cells around a body where its grid-scale waves are damped
+SHORT_WAVE_REACH = coupling.SHORT_WAVE_REACH   # cells around a body's covered columns where short waves are damped
 SHORT_WAVE_TAPER = coupling.SHORT_WAVE_TAPER   # cells: the damping fades out over the zone's outer rim
 SHORT_WAVE_RATE = coupling.SHORT_WAVE_RATE     # the share of the 2 dx checker's velocity taken out per step
 
@@ -90,7 +90,7 @@ class CoupleWater(System):
         self.plane_tau = phys.surface_tau
         self._loads_pacer = Pacer(THREADED_LOADS)
         self.damp_short_waves = True    # the grid's shortest waves around hulls (coupling.damp_short_waves)
-        self._short_scratch = np.zeros((2, 1, 1))
+        self._short_scratch = np.zeros((4, 1, 1))
 
     @property
     def b_prev(self) -> np.ndarray:
@@ -146,6 +146,7 @@ class CoupleWater(System):
             self._asleep = np.zeros(cap, np.bool_)
             self._forced = np.zeros(cap, np.bool_)
             self._fresh = np.zeros(cap, np.bool_)
+            self._boxes = np.zeros((cap, 4), np.int64)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -195,8 +196,9 @@ class CoupleWater(System):
         # raw covered height, add the sleepers, blur, then a body displaces only water that is
         # there: never more than the column holds (its own earlier displacement included), so
         # bodies on a dry floor or shore make no puddles; then move the water (h += b - b_prev)
+        boxes = self._boxes[:n]
         covered = coupling.covered_step(pack, bodies, fresh, planes, water.bed, water.dx, self.b_new, self.b_static,
-                                        self._tmp, self.blur_passes, water.h, self.b_prev, self.blockers.solid)
+                                        self._tmp, self.blur_passes, water.h, self.b_prev, self.blockers.solid, boxes)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
         loads = self._loads[:n]
@@ -220,7 +222,7 @@ class CoupleWater(System):
         if self.damp_short_waves:
             # the grid's shortest waves around the hulls, which the surface-wave stage leaves to the
             # bulk (coupling.damp_short_waves)
-            self._short_scratch = coupling.damp_short_waves(grid, bodies, active, planes, SHORT_WAVE_REACH,
+            self._short_scratch = coupling.damp_short_waves(grid, boxes, fresh, asleep, SHORT_WAVE_REACH,
                                                             SHORT_WAVE_TAPER, SHORT_WAVE_RATE, WET_DEPTH,
                                                             self._short_scratch)
 
