@@ -827,26 +827,6 @@ def damp_short_waves(water, boxes, fresh, asleep, reach, taper, rate, wet_depth,
         if scratch.shape[1] < max(rows, 4) or scratch.shape[2] < max(cols, rows):
             size = max(rows, cols, 4, scratch.shape[1], scratch.shape[2])
             scratch = np.empty((4, size, size))
-        # d[kk, ii]: D of the cell (k0 - 1 + kk, i0 - 1 + ii), clamped into the grid
-        d = scratch[0]
-        for kk in range(rows):
-            k = min(max(k0 - 1 + kk, 0), nz - 1)
-            for ii in range(1, cols - 1):
-                i = i0 - 1 + ii
-                d[kk, ii] = (float(u[k, i + 1] - u[k, i]) + float(w[k + 1, i] - w[k, i])) * inv_dx
-            d[kk, 0] = d[kk, 1] if i0 == 0 else (float(u[k, i0] - u[k, i0 - 1])
-                                                 + float(w[k + 1, i0 - 1] - w[k, i0 - 1])) * inv_dx
-            d[kk, cols - 1] = d[kk, cols - 2] if i1 == nx - 1 else (float(u[k, i1 + 2] - u[k, i1 + 1])
-                                                                    + float(w[k + 1, i1 + 1] - w[k, i1 + 1])) * inv_dx
-        # e = D - S D over the square: the row pass into t, then the column pass
-        t = scratch[1]
-        for kk in range(rows):
-            for ii in range(1, cols - 1):
-                t[kk, ii] = 0.25 * (d[kk, ii - 1] + d[kk, ii + 1]) + 0.5 * d[kk, ii]
-        e = scratch[2]
-        for kk in range(1, rows - 1):
-            for ii in range(1, cols - 1):
-                e[kk, ii] = d[kk, ii] - (0.25 * (t[kk - 1, ii] + t[kk + 1, ii]) + 0.5 * t[kk, ii])
         # the tapers along each axis, 1 - (distance outside the box - (reach - taper)) / taper
         # clipped to [0, 1]: tp[0, ii] at the centre of cell column i = i0 - 1 + ii, tp[1, ii] at
         # its west face; tp[2, kk], tp[3, kk] the same along z (the box spans cells bi0..bi1, that
@@ -863,19 +843,54 @@ def damp_short_waves(water, boxes, fresh, asleep, reach, taper, rate, wet_depth,
             tp[2, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
             z -= 0.5
             tp[3, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
-        # u faces between two cells of the square, then w faces
-        for kk in range(1, rows - 1):
-            k = k0 - 1 + kk
-            sz = c * tp[2, kk]
-            for ii in range(2, cols - 1):
-                i = i0 - 1 + ii
-                wet = 1.0 if min(h[k, i - 1], h[k, i]) >= wet_depth else 0.0
-                u[k, i] += (sz * tp[1, ii] * wet) * (e[kk, ii] - e[kk, ii - 1])
-        for kk in range(2, rows - 1):
-            k = k0 - 1 + kk
-            sz = c * tp[3, kk]
+        # one sweep down the rows: d[kk, ii] = D of the cell (k0 - 1 + kk, i0 - 1 + ii) (clamped
+        # into the grid) and its row pass t; then e = D - S D of the row above and that row's faces.
+        # A face changes two rows after the D that read it: every D is of the velocities on entry
+        d = scratch[0]
+        t = scratch[1]
+        e = scratch[2]
+        tx_c = tp[0]
+        tx_f = tp[1]
+        for kk in range(rows):
+            k = min(max(k0 - 1 + kk, 0), nz - 1)
+            uk = u[k]
+            ws = w[k]
+            wn = w[k + 1]
+            dk = d[kk]
             for ii in range(1, cols - 1):
                 i = i0 - 1 + ii
-                wet = 1.0 if min(h[k - 1, i], h[k, i]) >= wet_depth else 0.0
-                w[k, i] += (sz * tp[0, ii] * wet) * (e[kk, ii] - e[kk - 1, ii])
+                dk[ii] = (float(uk[i + 1] - uk[i]) + float(wn[i] - ws[i])) * inv_dx
+            dk[0] = dk[1] if i0 == 0 else (float(uk[i0] - uk[i0 - 1]) + float(wn[i0 - 1] - ws[i0 - 1])) * inv_dx
+            dk[cols - 1] = dk[cols - 2] if i1 == nx - 1 else (float(uk[i1 + 2] - uk[i1 + 1])
+                                                              + float(wn[i1 + 1] - ws[i1 + 1])) * inv_dx
+            tk = t[kk]
+            for ii in range(1, cols - 1):
+                tk[ii] = 0.25 * (dk[ii - 1] + dk[ii + 1]) + 0.5 * dk[ii]
+            if kk < 2:
+                continue
+            r = kk - 1                                   # the row whose e is now known
+            er = e[r]
+            dr = d[r]
+            ta = t[r - 1]
+            tr = t[r]
+            for ii in range(1, cols - 1):
+                er[ii] = dr[ii] - (0.25 * (ta[ii] + tk[ii]) + 0.5 * tr[ii])
+            k = k0 - 1 + r
+            uk = u[k]
+            hk = h[k]
+            sz = c * tp[2, r]                            # u faces between two cells of the row
+            for ii in range(2, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(hk[i - 1], hk[i]) >= wet_depth else 0.0
+                uk[i] += (sz * tx_f[ii] * wet) * (er[ii] - er[ii - 1])
+            if r < 2:
+                continue
+            ea = e[r - 1]
+            ha = h[k - 1]
+            wk = w[k]
+            sz = c * tp[3, r]                            # w faces between the row and the one above
+            for ii in range(1, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(ha[i], hk[i]) >= wet_depth else 0.0
+                wk[i] += (sz * tx_c[ii] * wet) * (er[ii] - ea[ii])
     return scratch
