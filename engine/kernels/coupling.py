@@ -786,7 +786,7 @@ SHORT_WAVE_RATE = 0.25    # the share of the checker's velocity taken out per st
 
 
 @njit(cache=True)
-def damp_short_waves(water, boxes, fresh, asleep, reach, taper, rate, wet_depth, scratch):
+def damp_short_waves(water, boxes, radius, fresh, asleep, reach, taper, rate, wet_depth, scratch):
     """Damp the grid-scale part of the water's divergence around every body that covers columns,
     on the face velocities themselves (water.u, water.w, in place):
 
@@ -803,20 +803,24 @@ def damp_short_waves(water, boxes, fresh, asleep, reach, taper, rate, wet_depth,
     velocity at the start of the step then works against the wave's position, not its motion
     (measured: no damping, or growth, from rates of 0.6 on).
 
-    The zone, per fresh body that is awake (a body at rest seeds nothing) and covers columns: the
-    box of the cells it covers (boxes, from covered_step) grown by `reach` cells; s = s_x s_z, each
-    1 up to reach - taper cells outside the box along its axis and fading linearly to 0 at reach
-    (a sharp edge would itself make short waves there); faces between two columns at least
-    wet_depth deep only. Bodies whose zones overlap each damp the faces in both, one after the
-    other in slot order. scratch: float64 (4, rows, cols), grown as needed and returned."""
+    The zone, per fresh body that is awake (a body at rest seeds nothing), covers columns and is at
+    least SPECK_CELLS cells in bounding radius (radius, m: a speck's covered height is too small to
+    matter): the box of the cells it covers (boxes, from covered_step) grown by `reach` cells;
+    s = s_x s_z, each 1 up to reach - taper cells outside the box along its axis and fading
+    linearly to 0 at reach (a sharp edge would itself make short waves there); faces between two
+    columns at least wet_depth deep only. Bodies whose zones overlap each damp the faces in both,
+    one after the other in slot order. scratch: float64 (4, rows, cols), grown as needed and returned."""
     u, w, h, dx = water.u, water.w, water.h, water.dx
     nz, nx = h.shape
     c = rate * dx / 8.0                 # nu dt / dx
     inv_dx = 1.0 / dx
     inv_taper = 1.0 / taper
+    speck = SPECK_CELLS * dx
     for b in range(boxes.shape[0]):
-        if not fresh[b] or asleep[b] or boxes[b, 1] < boxes[b, 0] or boxes[b, 3] < boxes[b, 2]:
+        if not fresh[b] or asleep[b] or radius[b] < speck:
             continue
+        if boxes[b, 1] < boxes[b, 0] or boxes[b, 3] < boxes[b, 2]:
+            continue                                    # it covers no column
         bk0, bk1, bi0, bi1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
         i0 = max(bi0 - reach, 0)
         i1 = min(bi1 + reach, nx - 1)

@@ -222,7 +222,7 @@ class CoupleWater(System):
         if self.damp_short_waves:
             # the grid's shortest waves around the hulls, which the surface-wave stage leaves to the
             # bulk (coupling.damp_short_waves)
-            self._short_scratch = coupling.damp_short_waves(grid, boxes, fresh, asleep, SHORT_WAVE_REACH,
+            self._short_scratch = coupling.damp_short_waves(grid, boxes, radius, fresh, asleep, SHORT_WAVE_REACH,
                                                             SHORT_WAVE_TAPER, SHORT_WAVE_RATE, WET_DEPTH,
                                                             self._short_scratch)
 
