@@ -349,19 +349,21 @@ def _owns_edge(p, q, sign: float) -> bool:
 def covered_height(models, bodies, active, planes, bed, dx, out):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten
     (see _covered_height)."""
-    return _covered_height(models, bodies, active, planes, bed, dx, out, True)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, True, np.empty((active.shape[0], 4), np.int64))
 
 
 @njit(cache=True)
 def covered_height_raw(models, bodies, active, planes, bed, dx, out):
     """covered_height added into out, which must be all zero on entry, and not clamped at zero
     (settle_covered clamps): saves two passes over the grid per step."""
-    return _covered_height(models, bodies, active, planes, bed, dx, out, False)
+    return _covered_height(models, bodies, active, planes, bed, dx, out, False, np.empty((active.shape[0], 4), np.int64))
 
 
 @njit(cache=True, inline="always")
-def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
+def _covered_height(models, bodies, active, planes, bed, dx, out, fresh, boxes):
     """Height of body inside each water column, below the surface (m): out[k, i], overwritten.
+    boxes (N, 4) int64: each active body's cells, rows k0..k1 and columns i0..i1 (k1 < k0 where it
+    covers none), before the blur; the rows of the others are left as they were.
 
     Per triangle, every cell centre (or sample point, for a small body) inside its (x, z)
     footprint gets +min(y, eta) for an upward facing triangle and -min(y, eta) for a downward
@@ -384,6 +386,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
     for b in range(pos.shape[0]):
         if not active[b]:
             continue
+        boxes[b, 0] = nz
+        boxes[b, 1] = -1
+        boxes[b, 2] = nx
+        boxes[b, 3] = -1
         com = pos[b]
         if com[1] - radius[b] > planes[b, 0] + radius[b] * (abs(planes[b, 1]) + abs(planes[b, 2])):
             continue
@@ -404,6 +410,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
             out[k0, i1] += (1.0 - tz) * tx * vol
             out[k1, i0] += tz * (1.0 - tx) * vol
             out[k1, i1] += tz * tx * vol
+            boxes[b, 0] = k0
+            boxes[b, 1] = k1
+            boxes[b, 2] = i0
+            boxes[b, 3] = i1
             continue
         rot = quat_to_matrix(quat[b])
         if world.shape[0] < v1 - v0:
@@ -449,6 +459,10 @@ def _covered_height(models, bodies, active, planes, bed, dx, out, fresh):
                 continue
             sign = 1.0 if ny2 > 0.0 else -1.0
             kmin = min(kmin, k0); kmax = max(kmax, k1); imin = min(imin, i0); imax = max(imax, i1)
+            boxes[b, 0] = min(boxes[b, 0], k0)
+            boxes[b, 1] = max(boxes[b, 1], k1)
+            boxes[b, 2] = min(boxes[b, 2], i0)
+            boxes[b, 3] = max(boxes[b, 3], i1)
             for k in range(k0, k1 + 1):
               for sk in range(sub):
                 pz = (k + lo + sk * step) * dx
@@ -715,10 +729,11 @@ def surface_planes(pos, radius, active, bed, h, dx, margin, planes, smooth, a, j
 
 
 @njit(cache=True)
-def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid):
+def covered_step(models, bodies, fresh, planes, bed, dx, b_new, b_static, tmp, passes, h, b_old, solid, boxes):
     """covered_height_raw of the fresh bodies into b_new (all zero on entry), then settle_covered
-    (one call). Returns settle_covered's sum(b_new)."""
-    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False)
+    (one call). Returns settle_covered's sum(b_new). boxes (N, 4): each fresh body's cells (as
+    _covered_height leaves them)."""
+    _covered_height(models, bodies, fresh, planes, bed, dx, b_new, False, boxes)
     return settle_covered(b_new, b_static, tmp, passes, h, b_old, solid)
 
 
@@ -756,3 +771,130 @@ def gather_forces(forced, active, response, vel, force, torque, submerged, was_w
             count += 1
         was_wet[b] = wet
     return count
+
+
+# The water around a hull is the surface-wave stage's shore (engine/water/surface.py, `_hull`): the
+# stage, which carries (and damps) the waves a few cells long in open water, leaves them to the
+# shallow-water bulk there. The bulk's explicit step holds the grid's shortest wave, the 2 dx
+# checker of eta (mode (pi, pi)), with no damping but its eddy viscosity's, and amplifies it from a
+# few centimetres of amplitude on (docs/coupling.md, session 16); a body entering fast seeds it.
+# `damp_short_waves` gives that zone the damping the stage gives open water, of the flow's
+# grid-scale divergence only.
+SHORT_WAVE_REACH = 6      # cells beyond the columns a body covers: the covered height's blur (2), the hull ramp (4)
+SHORT_WAVE_TAPER = 3.0    # cells: the damping fades out over the zone's outer rim (> 0)
+SHORT_WAVE_RATE = 0.25    # the share of the checker's velocity taken out per step
+
+
+@njit(cache=True)
+def damp_short_waves(water, boxes, radius, fresh, asleep, reach, taper, rate, wet_depth, scratch):
+    """Damp the grid-scale part of the water's divergence around every body that covers columns,
+    on the face velocities themselves (water.u, water.w, in place):
+
+        v += s nu dt grad(D - S D),  nu dt = rate dx^2 / 8,
+
+    D = div v per cell, S the [1 2 1]/4 filter along each axis (edges clamped). D - S D keeps the
+    checker D = (-1)^(i+k) A wholly (S's response there is 0) and a smooth field only to
+    -dx^2 lap D / 4: grad(div) of the checker's velocity is -(8 / dx^2) times it, so a step takes
+    the share `rate` of the checker's velocity, and of a wave along an axis the share
+    (rate / 2) sin^4(k dx / 2) ~ rate (k dx)^4 / 32 (6e-5 at k dx = 0.3, rate 0.25). The faces
+    change, not the depths: the volume is untouched. On the velocities directly, not as an
+    acceleration of the next step: the checker turns a quarter period in a step of the bulk
+    (omega dt = 2 sqrt(2) c dt / dx ~ pi / 2 at c dt / dx ~ 0.6), and a force taken from the
+    velocity at the start of the step then works against the wave's position, not its motion
+    (measured: no damping, or growth, from rates of 0.6 on).
+
+    The zone, per fresh body that is awake (a body at rest seeds nothing), covers columns and is at
+    least SPECK_CELLS cells in bounding radius (radius, m: a speck's covered height is too small to
+    matter): the box of the cells it covers (boxes, from covered_step) grown by `reach` cells;
+    s = s_x s_z, each 1 up to reach - taper cells outside the box along its axis and fading
+    linearly to 0 at reach (a sharp edge would itself make short waves there); faces between two
+    columns at least wet_depth deep only. Bodies whose zones overlap each damp the faces in both,
+    one after the other in slot order. scratch: float64 (4, rows, cols), grown as needed and returned."""
+    u, w, h, dx = water.u, water.w, water.h, water.dx
+    nz, nx = h.shape
+    c = rate * dx / 8.0                 # nu dt / dx
+    inv_dx = 1.0 / dx
+    inv_taper = 1.0 / taper
+    speck = SPECK_CELLS * dx
+    for b in range(boxes.shape[0]):
+        if not fresh[b] or asleep[b] or radius[b] < speck:
+            continue
+        if boxes[b, 1] < boxes[b, 0] or boxes[b, 3] < boxes[b, 2]:
+            continue                                    # it covers no column
+        bk0, bk1, bi0, bi1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        i0 = max(bi0 - reach, 0)
+        i1 = min(bi1 + reach, nx - 1)
+        k0 = max(bk0 - reach, 0)
+        k1 = min(bk1 + reach, nz - 1)
+        rows = k1 - k0 + 3                              # the square and a border of one cell
+        cols = i1 - i0 + 3
+        if scratch.shape[1] < max(rows, 4) or scratch.shape[2] < max(cols, rows):
+            size = max(rows, cols, 4, scratch.shape[1], scratch.shape[2])
+            scratch = np.empty((4, size, size))
+        # the tapers along each axis, 1 - (distance outside the box - (reach - taper)) / taper
+        # clipped to [0, 1]: tp[0, ii] at the centre of cell column i = i0 - 1 + ii, tp[1, ii] at
+        # its west face; tp[2, kk], tp[3, kk] the same along z (the box spans cells bi0..bi1, that
+        # is x in [bi0, bi1 + 1])
+        tp = scratch[3]
+        lo = reach - taper
+        for ii in range(1, cols - 1):
+            x = i0 - 1 + ii + 0.5
+            tp[0, ii] = min(max(1.0 - (max(bi0 - x, x - (bi1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+            x -= 0.5
+            tp[1, ii] = min(max(1.0 - (max(bi0 - x, x - (bi1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+        for kk in range(1, rows - 1):
+            z = k0 - 1 + kk + 0.5
+            tp[2, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+            z -= 0.5
+            tp[3, kk] = min(max(1.0 - (max(bk0 - z, z - (bk1 + 1), 0.0) - lo) * inv_taper, 0.0), 1.0)
+        # one sweep down the rows: d[kk, ii] = D of the cell (k0 - 1 + kk, i0 - 1 + ii) (clamped
+        # into the grid) and its row pass t; then e = D - S D of the row above and that row's faces.
+        # A face changes two rows after the D that read it: every D is of the velocities on entry
+        d = scratch[0]
+        t = scratch[1]
+        e = scratch[2]
+        tx_c = tp[0]
+        tx_f = tp[1]
+        for kk in range(rows):
+            k = min(max(k0 - 1 + kk, 0), nz - 1)
+            uk = u[k]
+            ws = w[k]
+            wn = w[k + 1]
+            dk = d[kk]
+            for ii in range(1, cols - 1):
+                i = i0 - 1 + ii
+                dk[ii] = (float(uk[i + 1] - uk[i]) + float(wn[i] - ws[i])) * inv_dx
+            dk[0] = dk[1] if i0 == 0 else (float(uk[i0] - uk[i0 - 1]) + float(wn[i0 - 1] - ws[i0 - 1])) * inv_dx
+            dk[cols - 1] = dk[cols - 2] if i1 == nx - 1 else (float(uk[i1 + 2] - uk[i1 + 1])
+                                                              + float(wn[i1 + 1] - ws[i1 + 1])) * inv_dx
+            tk = t[kk]
+            for ii in range(1, cols - 1):
+                tk[ii] = 0.25 * (dk[ii - 1] + dk[ii + 1]) + 0.5 * dk[ii]
+            if kk < 2:
+                continue
+            r = kk - 1                                   # the row whose e is now known
+            er = e[r]
+            dr = d[r]
+            ta = t[r - 1]
+            tr = t[r]
+            for ii in range(1, cols - 1):
+                er[ii] = dr[ii] - (0.25 * (ta[ii] + tk[ii]) + 0.5 * tr[ii])
+            k = k0 - 1 + r
+            uk = u[k]
+            hk = h[k]
+            sz = c * tp[2, r]                            # u faces between two cells of the row
+            for ii in range(2, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(hk[i - 1], hk[i]) >= wet_depth else 0.0
+                uk[i] += (sz * tx_f[ii] * wet) * (er[ii] - er[ii - 1])
+            if r < 2:
+                continue
+            ea = e[r - 1]
+            ha = h[k - 1]
+            wk = w[k]
+            sz = c * tp[3, r]                            # w faces between the row and the one above
+            for ii in range(1, cols - 1):
+                i = i0 - 1 + ii
+                wet = 1.0 if min(ha[i], hk[i]) >= wet_depth else 0.0
+                wk[i] += (sz * tx_c[ii] * wet) * (er[ii] - ea[ii])
+    return scratch

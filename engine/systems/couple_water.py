@@ -19,6 +19,9 @@ SPLASH_SPEED = 1.0      # m/s: entering the water faster than this throws a Spla
 WAKE_CHECK = 8          # a sleeping body's water forces are evaluated every 8th step
 WET_DEPTH = 1e-3        # m: a piece over a column shallower than this feels that fraction of the water's force
 THREADED_LOADS = 48     # bodies whose loads are due at least: the loads may run on numba's threads (engine/pacing.py)
+SHORT_WAVE_REACH = coupling.SHORT_WAVE_REACH   # cells around a body's covered columns where short waves are damped
+SHORT_WAVE_TAPER = coupling.SHORT_WAVE_TAPER   # cells: the damping fades out over the zone's outer rim
+SHORT_WAVE_RATE = coupling.SHORT_WAVE_RATE     # the share of the 2 dx checker's velocity taken out per step
 
 
 class CoupleWater(System):
@@ -86,6 +89,8 @@ class CoupleWater(System):
         self._push = np.zeros((0, 3))
         self.plane_tau = phys.surface_tau
         self._loads_pacer = Pacer(THREADED_LOADS)
+        self.damp_short_waves = True    # the grid's shortest waves around hulls (coupling.damp_short_waves)
+        self._short_scratch = np.zeros((4, 1, 1))
 
     @property
     def b_prev(self) -> np.ndarray:
@@ -141,6 +146,7 @@ class CoupleWater(System):
             self._asleep = np.zeros(cap, np.bool_)
             self._forced = np.zeros(cap, np.bool_)
             self._fresh = np.zeros(cap, np.bool_)
+            self._boxes = np.zeros((cap, 4), np.int64)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -190,8 +196,9 @@ class CoupleWater(System):
         # raw covered height, add the sleepers, blur, then a body displaces only water that is
         # there: never more than the column holds (its own earlier displacement included), so
         # bodies on a dry floor or shore make no puddles; then move the water (h += b - b_prev)
+        boxes = self._boxes[:n]
         covered = coupling.covered_step(pack, bodies, fresh, planes, water.bed, water.dx, self.b_new, self.b_static,
-                                        self._tmp, self.blur_passes, water.h, self.b_prev, self.blockers.solid)
+                                        self._tmp, self.blur_passes, water.h, self.b_prev, self.blockers.solid, boxes)
         self.b_prev, self.b_new = self.b_new, self.b_prev
         self.displaced = covered * water.dx * water.dx
         loads = self._loads[:n]
@@ -212,6 +219,12 @@ class CoupleWater(System):
                                 self._was_wet[:n], SPLASH_SPEED, entering):
             self._splashes(entering, vel, pos)
         store.surface[:n] = planes             # the surface around each body, for HeldWater's pouring
+        if self.damp_short_waves:
+            # the grid's shortest waves around the hulls, which the surface-wave stage leaves to the
+            # bulk (coupling.damp_short_waves)
+            self._short_scratch = coupling.damp_short_waves(grid, boxes, radius, fresh, asleep, SHORT_WAVE_REACH,
+                                                            SHORT_WAVE_TAPER, SHORT_WAVE_RATE, WET_DEPTH,
+                                                            self._short_scratch)
 
     def _static_stale(self, bodies: coupling.Bodies, planes: np.ndarray, pack: coupling.Models) -> bool:
         """Does the sleepers' cached covered height need drawing again, bodies having neither woken
