@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
-import numba
 import numpy as np
 import scipy.fft as sfft
 from numpy.typing import NDArray
@@ -32,18 +31,16 @@ QUIET_V = 1e-7   # m/s: with eta_s under dk.QUIET, a surface velocity under this
 REACH = int(SHORE) + 1   # cells: the ramp is 1 from SHORE + 1 cells on, so it is stamped this far around a shore cell
 
 
-def dct(a: NDArray[np.float32], workers: int = 1) -> NDArray[np.float32]:
+def dct(a: NDArray[np.float32]) -> NDArray[np.float32]:
     """Orthonormal DCT-II over the last two axes (cell-centred, reflective walls), float32: a surface
     part of millimetres needs no more than 1e-7 of it, and float32 takes half the time of float64.
-    `workers` threads share the rows of each pass (each row's transform is the same arithmetic
-    whichever thread does it: the same bits); more than one only where the shallow-water step
-    runs on threads, so a core is free for them (docs/dispersion.md)."""
-    return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True, workers=workers)
+    On one worker thread (docs/dispersion.md, sessions 15 and 16: why)."""
+    return sfft.dctn(a, type=2, norm="ortho", axes=(-2, -1), overwrite_x=True)
 
 
-def idct(a: NDArray[np.float32], workers: int = 1) -> NDArray[np.float32]:
+def idct(a: NDArray[np.float32]) -> NDArray[np.float32]:
     """Inverse of `dct` (a new array: the input is kept)."""
-    return sfft.idctn(a, type=2, norm="ortho", axes=(-2, -1), workers=workers)
+    return sfft.idctn(a, type=2, norm="ortho", axes=(-2, -1))
 
 
 class Pending:
@@ -110,7 +107,6 @@ class SurfaceWaves:
         is large enough for `schedule.parallel`."""
         self.threaded = threaded and schedule.parallel(self.shape[0] * self.shape[1])
         run = self._passes()
-        workers = numba.get_num_threads() if self.threaded else 1   # the transforms' threads
         n_wet, ref, lam_min = self._limiter(water, covered)
         if n_wet == 0:
             return None
@@ -126,10 +122,10 @@ class SurfaceWaves:
             dk.level_blend(ref, bed_smooth, np.array(levels), self._blend)
         key = levels
         parts = np.empty((2 * len(levels),) + self.shape, np.float32)
-        run.split_spectra(dct(spec, workers), self.k2, self._keep_of(key), parts)
+        run.split_spectra(dct(spec), self.k2, self._keep_of(key), parts)
         part = self._part
         # limit, then step exactly what is taken out (stepping more would count the rest twice)
-        within, e_max, v_max = run.take_out(idct(parts, workers), self._blend, water.h, lam, self._basins, self.dx,
+        within, e_max, v_max = run.take_out(idct(parts), self._blend, water.h, lam, self._basins, self.dx,
                                             part, self._stats)
         if e_max < dk.QUIET and v_max < QUIET_V:
             return None
@@ -137,10 +133,10 @@ class SurfaceWaves:
         unlimited = within and len(levels) == 1 and lam_min >= 1.0
         # unlimited: the limiter only removed the sum's round-off, the spectra are eta_s's; else
         # transform the limited part (settle left it in spec)
-        src = parts if unlimited else dct(spec, workers)
+        src = parts if unlimited else dct(spec)
         stepped = np.empty_like(parts)
         run.step_spectra(src, unlimited, self._coef_of(key, dt), self._decay_of(dt), stepped)
-        run.blend(idct(stepped, workers), self._blend, self._pending.part)
+        run.blend(idct(stepped), self._blend, self._pending.part)
         return self._pending
 
     def merge(self, pending: Pending, water: dk.Water, dt: float, covered: NDArray | None = None) -> None:
