@@ -18,13 +18,14 @@ from engine.levels import Level
 from engine.levels.schema import PhysicsSpec, PoolSpec, WaterSpec
 
 
-def _pool_with_shards(cells, level, physics, shards, seed, lo, hi):
+def _pool_with_shards(cells, level, physics, shards, seed, lo, hi, dispersion=True):
     """A 4 x 4 m pool of `cells`^2 cells, water `level` deep, holding exactly `shards` fragments of
-    bottles broken where they were spawned (uniform in the box lo..hi); (sim, its generator)."""
+    bottles broken where they were spawned (uniform in the box lo..hi); (sim, its generator).
+    dispersion: the water's surface-wave stage (`[water] dispersion`, on in every bundled level)."""
     from engine.world import Simulation
     size = 4.0
     sim = Simulation(Level(seed=seed, pool=PoolSpec(size=(size, size), cell=size / cells, wall_height=0.9),
-                           water=WaterSpec(level=level), physics=physics))
+                           water=WaterSpec(level=level, dispersion=dispersion), physics=physics))
     rng = np.random.default_rng(seed)
     while len(sim.bodies("shard")) < shards:
         sim.shatter(sim.spawn_bottle(rng.uniform(lo, hi)))
@@ -33,11 +34,11 @@ def _pool_with_shards(cells, level, physics, shards, seed, lo, hi):
     return sim, rng
 
 
-def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3):
+def build(cells: int = 256, bottles: int = 20, shards: int = 300, seed: int = 3, dispersion: bool = True):
     """The scene: bottles dropped on the water and bottles broken into `shards` fragments."""
     sim, rng = _pool_with_shards(cells, 0.5, PhysicsSpec(max_shards=10 * shards, max_moving_shards=10 * shards),
                                  shards, seed,
-                                 (0.4, 0.3, 0.4), (3.6, 0.45, 3.6))
+                                 (0.4, 0.3, 0.4), (3.6, 0.45, 3.6), dispersion)
     for _ in range(bottles):
         a = rng.uniform(0, math.pi)
         sim.spawn_bottle(rng.uniform((0.3, 0.6, 0.3), (3.7, 0.8, 3.7)),
@@ -79,16 +80,29 @@ def _per_system(sim, steps: int) -> tuple[float, dict[str, float]]:
     return wall, {k: 1e3 * v / steps for k, v in acc.items()}
 
 
-def run(quick: bool) -> dict[str, Any]:
-    """Time the first second (everything falling, splashing, sinking) and a later second (bottles
-    floating, shards resting on the floor, most of them asleep)."""
-    sim = build()
+def _two_phases(dispersion: bool, steps: int) -> tuple[Any, float, dict, float, dict]:
+    """The scene's first second and a second after 4 s: (sim, wall and systems of each)."""
+    sim = build(dispersion=dispersion)
     sim.step(2)                                   # compile outside the timing
-    steps = 60 if quick else 120
     wall_1, systems_1 = _per_system(sim, steps)
     sim.step(int(4.0 / sim.dt))
     wall_2, systems_2 = _per_system(sim, steps)
+    return sim, wall_1, systems_1, wall_2, systems_2
+
+
+def _row(phase: str, steps: int, wall: float, systems: dict[str, float], **extra: Any) -> dict[str, Any]:
+    return {"phase": phase, "steps_per_second": round(steps / wall, 1), "ms_per_step": round(1e3 * wall / steps, 3),
+            **{k: round(v, 3) for k, v in systems.items()}, **extra}
+
+
+def run(quick: bool) -> dict[str, Any]:
+    """Time the first second (everything falling, splashing, sinking) and a later second (bottles
+    floating, shards resting on the floor, most of them asleep); the same two without the water's
+    surface-wave stage (the bodies, the coupling and the shallow-water step alone); a crowd."""
+    steps = 60 if quick else 120
+    sim, wall_1, systems_1, wall_2, systems_2 = _two_phases(True, steps)
     integ = sim.get_system("IntegrateBodies")
+    bare, wall_b1, systems_b1, wall_b2, systems_b2 = _two_phases(False, steps)
     crowd = build_crowd()
     crowd.step(int((1.0 if quick else 10.0) / crowd.dt))
     wall_3, systems_3 = _per_system(crowd, steps)
@@ -98,15 +112,12 @@ def run(quick: bool) -> dict[str, Any]:
         "shards": len(sim.bodies("shard")),
         "target_steps_per_second": 240,
         "rows": [
-            {"phase": "first second", "steps_per_second": round(steps / wall_1, 1),
-             "ms_per_step": round(1e3 * wall_1 / steps, 3),
-             **{k: round(v, 3) for k, v in systems_1.items()}},
-            {"phase": "after 4 s", "steps_per_second": round(steps / wall_2, 1),
-             "ms_per_step": round(1e3 * wall_2 / steps, 3),
-             **{k: round(v, 3) for k, v in systems_2.items()}, "asleep": int(integ.sleeping)},
-            {"phase": "crowd, 128^2, 100 bottles, 600 shards, 30 props, after 10 s",
-             "steps_per_second": round(steps / wall_3, 1), "ms_per_step": round(1e3 * wall_3 / steps, 3),
-             **{k: round(v, 3) for k, v in systems_3.items()},
-             "asleep": int(crowd.get_system("IntegrateBodies").sleeping)},
+            _row("first second", steps, wall_1, systems_1),
+            _row("after 4 s", steps, wall_2, systems_2, asleep=int(integ.sleeping)),
+            _row("first second, no surface-wave stage", steps, wall_b1, systems_b1),
+            _row("after 4 s, no surface-wave stage", steps, wall_b2, systems_b2,
+                 asleep=int(bare.get_system("IntegrateBodies").sleeping)),
+            _row("crowd, 128^2, 100 bottles, 600 shards, 30 props, after 10 s", steps, wall_3, systems_3,
+                 asleep=int(crowd.get_system("IntegrateBodies").sleeping)),
         ],
     }
