@@ -50,7 +50,7 @@ def advance(st, sc, sd, p, dt):
     status = OK
     while t < dt:
         fluxes(st, v, sc, sd)
-        status, s, m = plain.substep(st.h, v.u, v.w, sc.rates, p, dt - t)
+        status, s, m = plain.substep(st.h, v.u, v.w, sc.rates, p, dt - t, n == 0)
         if status == OK and n >= p[I_MAX_SUBSTEPS]:
             status = RUNAWAY_STATUS
         if status != OK:

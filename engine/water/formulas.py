@@ -31,7 +31,9 @@ A face whose higher surface is not DRY above its higher bed carries no flow (v =
 beside a dry island stays still. Surface differences below EPS_ETA are round-off of b + h and push
 nothing, so still water over any bed stays exactly still. The substep length keeps
 (sqrt(g h_max) + |v|_max) c <= CFL and, per cell, (sum of outgoing face speeds) c <= 1: an upwind flux then
-never takes more than a cell holds, so depths stay non-negative with no clipping of volume.
+never takes more than a cell holds, so depths stay non-negative with no clipping of volume. A step
+takes fewer substeps than the last one only where the speeds fit the lower count with a margin
+(`substep_count`).
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ import math
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic, overload
+
+from engine.water.params import SLACK
 
 DRY = 1e-6        # m: a face carries flow only where the higher surface is this far above the higher bed
 EPS_ETA = 1e-12   # m: surface differences this small are the round-off of b + h (b, h below ~1 km)
@@ -232,3 +236,15 @@ def substep_length(remaining, a_max, out_max, dx, cfl):
         limit = min(limit, dx / out_max)
     n = max(1, int(math.ceil(remaining / limit - 1e-9)))
     return remaining / n, n
+
+
+@njit(cache=True, inline="always")
+def substep_count(m, last, remaining, a_max, dx, cfl):
+    """The substep count of a step whose speeds need m (`substep_length`) after a step of `last`:
+    a count below the last step's is taken only as far as the speeds fit it with the margin SLACK,
+    max(m, min(last, n')), n' the count at cfl (1 - SLACK) (engine/water/params.py SLACK: a count
+    that follows a_max up and down within a wave period pumps the 2-cell checker mode)."""
+    if last <= m:
+        return m
+    n_slack = substep_length(remaining, a_max, 0.0, dx, cfl * (1.0 - SLACK))[1]
+    return max(m, min(int(last), n_slack))

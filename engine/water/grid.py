@@ -163,7 +163,8 @@ class WaterGrid:
         """The parameter vector the traversals take (`engine.water.params.parameters`)."""
         delta = math.sqrt(self.viscosity * self.wave_period / math.pi) if self.viscosity > 0.0 else 1.0
         return parameters(float(self.gravity), float(self.dx), nu=float(self.viscosity), delta=delta,
-                          manning=float(self.manning), eddy=float(self.eddy_viscosity))
+                          manning=float(self.manning), eddy=float(self.eddy_viscosity),
+                          last_substeps=int(self.substeps))
 
     def add_volume(self, x: float, z: float, m3: float, radius: float | None = None) -> float:
         """Add (or, negative, remove) water near a point, spread smoothly over nearby cells.

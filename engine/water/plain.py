@@ -19,8 +19,8 @@ from numba import njit
 
 from engine.water import formulas as f
 from engine.water.records import Faces
-from engine.water.params import (BIG, I_CFL, I_DELTA, I_DX, I_EDDY, I_G, I_MANNING, I_MAX_SUBSTEPS, I_NU,
-                                 I_RUNAWAY, NOT_FINITE, OK, OPEN, RUNAWAY_STATUS)
+from engine.water.params import (BIG, I_CFL, I_DELTA, I_DX, I_EDDY, I_G, I_LAST_SUBSTEPS, I_MANNING, I_MAX_SUBSTEPS,
+                                 I_NU, I_RUNAWAY, NOT_FINITE, OK, OPEN, RUNAWAY_STATUS)
 
 
 @njit(cache=True)
@@ -253,10 +253,11 @@ def reduce_rates(rates):
 
 
 @njit(cache=True)
-def substep(h, u, w, rates, p, remaining):
+def substep(h, u, w, rates, p, remaining, first):
     """(status, length, parts) of the next substep: `formulas.substep_length` from the speeds in
     `rates`; the exact outgoing speed sum (a pass over u and w) only where its bound 4 |v|_max could
-    bind, i.e. in fast flow."""
+    bind, i.e. in fast flow. On the step's first substep (`first`) the count is at least
+    min(last step's count, the count at cfl (1 - SLACK)) (`formulas.substep_count`)."""
     dx = p[I_DX]
     h_max, v_max, bad = reduce_rates(rates)
     if bad:
@@ -267,6 +268,9 @@ def substep(h, u, w, rates, p, remaining):
     s, m = f.substep_length(remaining, a_max, 0.0, dx, p[I_CFL])
     if 4.0 * v_max * s > dx:
         s, m = f.substep_length(remaining, a_max, outflow_max(u, w), dx, p[I_CFL])
+    if first:
+        m = f.substep_count(m, p[I_LAST_SUBSTEPS], remaining, a_max, dx, p[I_CFL])
+        s = remaining / m
     return OK, s, m
 
 
@@ -289,7 +293,7 @@ def advance(st, sc, sd, p, dt):
     while t < dt:
         x_fluxes(st, v, sc, sd, 0, nz)
         z_fluxes(st, v, sc, sd, 0, nz + 1)
-        status, s, m = substep(st.h, v.u, v.w, sc.rates, p, dt - t)
+        status, s, m = substep(st.h, v.u, v.w, sc.rates, p, dt - t, n == 0)
         if status == OK and n >= p[I_MAX_SUBSTEPS]:
             status = RUNAWAY_STATUS
         if status != OK:
