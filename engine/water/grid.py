@@ -67,7 +67,7 @@ class WaterGrid:
     manning: float = 0.0          # s/m^(1/3), turbulent bottom friction (0: none)
     eddy_viscosity: float = 0.0   # m^2/s, horizontal momentum diffusion (0: none)
     damping: float = 0.0          # 1/s, an extra uniform damping v *= exp(-damping dt) after each step
-    substeps: int = field(default=0, init=False)  # CFL substeps the last step took
+    substeps: int = field(default=0, init=False)  # CFL substeps the last step took (the next: params.SLACK)
     _sides: NDArray[np.int64] = field(init=False, repr=False)
     _side_eta: NDArray[np.float64] = field(init=False, repr=False)
     _sources: dict[int, tuple[float, float, float, float]] = field(init=False, repr=False)
