@@ -56,6 +56,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"bottles bench: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}",
               file=sys.stderr)
         return 2
+    if any(n != "render" for n in names):
+        # compile (or load from the cache) every kernel a section can reach before any timing: a
+        # section's own untimed steps need not reach them all (a body's first touch of the water,
+        # the surface-wave stage's first wave), and a first compile is tens of seconds
+        from engine.warmup import warm
+        if not args.json:
+            print("warming physics kernels ...", file=sys.stderr, flush=True)
+        try:
+            warm(None)
+        except Exception as exc:   # noqa: BLE001 - the sections still run; say what it costs them
+            print(f"bottles bench: warming the physics kernels failed ({type(exc).__name__}: {exc}); "
+                  "the first timings may include compiles", file=sys.stderr)
     out: dict[str, Any] = {}
     for name in names:
         fn = _load(name)
