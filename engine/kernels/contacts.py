@@ -82,10 +82,14 @@ def margins(n, bodies, motion, dt, slop):
             out[i] = 0.0
 
 
+SOFT_FLOOR = 7     # the feature kind of a floor contact over loose sand (engine/ground.py)
+
+
 @njit(cache=True)
 def contact_key(a, b, k, kind):
     """A contact's identity across steps: bodies a, b (-1 static), local point index k, and the
-    feature kind (0 floor, 1-4 walls, 5-6 the pair's two directions). Fits in 59 bits."""
+    feature kind (0 floor, 1-4 walls, 5-6 the pair's two directions, SOFT_FLOOR the floor over
+    sand). Fits in 59 bits."""
     return ((a * 1048576 + (b + 1)) * 65536 + k) * 8 + kind
 
 
@@ -112,7 +116,8 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     active, pos, radius, model_id = motion.awake, bodies.pos, bodies.radius, bodies.model_id
     rot, margin = motion.rot, motion.margin
     pt_start, pts, pt_rad = shapes.point_start, shapes.points, shapes.point_radius
-    bed, bed_max, dx, size_x, size_z = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z
+    bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
+        ground.soft
     p = np.empty(3); q = np.empty(3)
     # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
     # bed_max everywhere and the distance to it along its normal is (y - h) cos, with cos >= cos_min
@@ -185,6 +190,10 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                         d = above; gx = 0.0; gz = 0.0; inv = 1.0
                     if d < m:
                         q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
+                        ci = min(max(int(np.floor(q[0] / dx)), 0), nx - 1)
+                        ck = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
+                        if soft[ck, ci]:
+                            key = contact_key(i, -1, k - k0, SOFT_FLOOR)
                         count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
                     continue
                 q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
@@ -526,6 +535,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     prev_keys, prev_j, warm_scale = warm.keys, warm.impulses, warm.scale
     bounce_speed, beta, slop, max_push = settings.bounce_speed, settings.beta, settings.penetration_slop, \
         settings.max_push
+    soft_e = settings.soft_restitution
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
     for c in range(nc):
@@ -549,6 +559,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         _lever_arms(row, cp[c, 0] - pos[a, 0], cp[c, 1] - pos[a, 1], cp[c, 2] - pos[a, 2], inv_iw[a], inv_mass[a],
                     ARM_A)
         e = restitution[a]
+        if b < 0 and ck[c] & 7 == SOFT_FLOOR:
+            e = min(e, soft_e)        # loose sand takes the bounce (engine/ground.py)
         row[MU] = friction[a]
         if b >= 0:
             _lever_arms(row, cp[c, 0] - pos[b, 0], cp[c, 1] - pos[b, 1], cp[c, 2] - pos[b, 2], inv_iw[b],

@@ -57,6 +57,7 @@ Ground        the pool a body can touch
   bed_max     float           its maximum, m
   dx          float           cell size, m
   size_x, size_z  float       the walls x = size_x, z = size_z (and x = 0, z = 0), m
+  soft        (nz, nx) uint8  1 where the bed is loose sand (engine/ground.py), 0 hard ground
 
 Pairs         candidate pairs from the broad phase: a (P,) int64 < b (P,) int64
 
@@ -95,7 +96,7 @@ Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff
                                "margin", "toi", "touching", "push_v", "push_w"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
                                "point_radius", "pair_with_points"])
-Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z"])
+Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
 Pairs = namedtuple("Pairs", ["a", "b"])
 Contacts = namedtuple("Contacts", ["body_a", "body_b", "point", "normal", "separation", "key", "jn", "jt",
                                    "approach", "rows"])
@@ -119,10 +120,11 @@ Settings = namedtuple("Settings", [
     "fast_margin",        # m: a body with a larger margin keeps all its pool contacts
     "sleep_speed",        # m/s: slower bodies (rim speed included) ...
     "sleep_after",        # s: ... for this long sleep
+    "soft_restitution",   # at most this restitution against a soft (sand) floor (engine/ground.py)
 ])
 
 _FLOAT = ("gravity", "slop", "penetration_slop", "beta", "max_push", "bounce_speed", "settled", "keep_band",
-          "fast_margin", "sleep_speed", "sleep_after")
+          "fast_margin", "sleep_speed", "sleep_after", "soft_restitution")
 
 
 def bodies_of(store) -> Bodies:

@@ -9,6 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
+from engine.ground import SAND_RESTITUTION, sand_cells
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -73,6 +74,8 @@ class IntegrateBodies(System):
         self.pairs = records.Pairs(np.zeros(self._pair_cap, np.int64), np.zeros(self._pair_cap, np.int64))
         self.last_contacts = 0
         self.last_substeps = 0
+        self._sand_of: object = None                    # the level _sand_mask was made for
+        self._sand_mask = np.zeros((0, 0), np.uint8)
         self.sleeping = 0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
@@ -123,7 +126,15 @@ class IntegrateBodies(System):
             bounce_speed=BOUNCE_SPEED, iterations=ITERATIONS, max_iterations=MAX_ITERATIONS, settled=SETTLED,
             push_iterations=PUSH_ITERATIONS, bounce_iterations=BOUNCE_ITERATIONS, keep_static=KEEP_STATIC,
             keep_pair=KEEP_PAIR, keep_band=KEEP_BAND, fast_margin=FAST_MARGIN, sleep_speed=SLEEP_SPEED,
-            sleep_after=self.sleep_after)
+            sleep_after=self.sleep_after, soft_restitution=SAND_RESTITUTION)
+
+    def _sand(self, shape: tuple[int, int]) -> np.ndarray:
+        """The cells of loose sand (engine/ground.py) of the level being played, kept per level."""
+        level = self.sim.level
+        if self._sand_of is not level or self._sand_mask.shape != shape:
+            self._sand_mask = sand_cells(level, shape)
+            self._sand_of = level
+        return self._sand_mask
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -135,7 +146,7 @@ class IntegrateBodies(System):
         phys = sim.level.physics
         bed = terrain_bed(sim)          # the ground, under any solid columns (engine/blocking.py)
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z)
+        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z, self._sand(bed.shape))
         shapes = records.Shapes(*st.packed())
         bodies = records.bodies_of(st)
         motion = self.motion

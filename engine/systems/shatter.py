@@ -7,6 +7,7 @@ import numpy as np
 from engine import bodies as bd
 from engine import events as ev
 from engine.components import BodyRef, Bottle, Shard, ShatterRequest
+from engine.ground import on_sand, sand_cells, sand_pulse_factor
 from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import load_bottle_set
 from engine.systems.base import System
@@ -70,6 +71,8 @@ class Shatter(System):
         super().bind(sim)
         self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
         self.fading: dict[int, float] = {}           # shard entity -> simulated time its fade began
+        self._sand_of: object = None                  # the level _sand (engine/ground.py) was made for
+        self._sand = np.zeros((0, 0), np.uint8)
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -78,7 +81,7 @@ class Shatter(System):
         for hit in sim.events.of_type(ev.Impact):
             for e in (hit.entity, hit.other):
                 if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
-                    worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e))
+                    worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e) * self._ground_factor(hit, e))
         asked = {e: req.impulse for e, req in esper.get_component(ShatterRequest)
                  if esper.has_component(e, Bottle) and esper.has_component(e, BodyRef)}
         for e in sorted(set(worst) | set(asked)):
@@ -130,6 +133,23 @@ class Shatter(System):
         glass = bd.glass_properties(load_bottle_set(esper.component_for_entity(entity, Bottle).model),
                                     self.sim.level.physics.glass_density).mass
         return min(1.0, glass / float(st.mass[slot]))
+
+    def _ground_factor(self, hit: ev.Impact, entity: int) -> float:
+        """1 for an impact on hard ground or another body; for a landing on loose sand, how much
+        lower its peak force is than the same impulse's on hard ground (engine/ground.py)."""
+        if hit.other != -1:
+            return 1.0
+        sim = self.sim
+        if self._sand_of is not sim.level:
+            soft = sand_cells(sim.level, sim.water.shape)
+            self._sand = soft if soft.any() else np.zeros((0, 0), np.uint8)   # empty: no sand anywhere
+            self._sand_of = sim.level
+        if not on_sand(self._sand, float(sim.water.dx), hit.point, hit.normal):
+            return 1.0
+        st = sim.body_store
+        slot = esper.component_for_entity(entity, BodyRef).slot
+        return sand_pulse_factor(hit.impulse, float(st.mass[slot]), float(st.volume[slot]),
+                                 float(st.restitution[slot]), sim.gravity)
 
     def _break(self, entity: int, impulse: float) -> tuple[int, ...]:
         """Break one bottle now; return the fragment entities (the Shattered event names them)."""

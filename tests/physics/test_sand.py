@@ -1,0 +1,114 @@
+"""Landing on loose sand (`[look] bed = "sand"`): no rebound to speak of, and glass stays whole.
+
+Bounce: restitution against loose sand is at most E_SAND = 0.1 (the level schema's documented
+value; engine/ground.py), so a body dropped from h0 rises to min(e, E_SAND)^2 h0 (Newton's law of
+restitution, as in test_rigid_bounce.py).
+
+Breaking: a glass bottle breaks under the peak force of an impact (Mould 1952). On hard ground
+the pulse lasts T_HARD = 1 ms, and the schema's glass_strength (1.4 N s) is the glass impulse of
+such a pulse. On sand the body digs a crater: penetration depth (Uehara, Ambroso, Ojha & Durian
+2003, PRL 90, 194301)
+    d = (0.14 / mu) (rho_b / rho_g)^(1/2) D^(2/3) H^(1/3),  H = v^2 / (2 g),
+with mu = 0.6 (dry sand's angle of repose, 31 degrees), rho_g = 1600 kg/m^3 (bulk), rho_b and
+D the bottle's density and volume-equivalent diameter, over a stop of t = 3 d / v (Ambroso,
+Kamien & Durian 2005, PRE 72, 041305). The glass impulse m_glass (1 + e) v then peaks T_HARD / t
+as high as on hard ground: the bottle breaks when m_glass (1 + e) v T_HARD / t > strength. The
+break speed is solved here from those formulas alone, and a bottle driven into sand at 0.85x
+and 1.15x of it must stay whole and break.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine import Simulation
+from engine import events as ev
+from engine.levels import parse_level
+from engine.levels.schema import PhysicsSpec
+
+E_SAND = 0.1
+T_HARD = 1e-3           # s
+MU, RHO_SAND, G = 0.6, 1600.0, 9.81
+
+
+def _level(bed: str, extra: str = "", restitution: float = 0.35) -> Simulation:
+    sim = Simulation(parse_level(
+        f'[pool]\nsize = [2.0, 1.0]\ncell = 0.05\nwall_height = 0.6\n[water]\nlevel = 0.0\n'
+        f'[physics]\nrestitution = {restitution}\n[look]\nbed = "{bed}"\n{extra}'))
+    sim.remove_system("CoupleWater")
+    return sim
+
+
+def _drop_bottle(sim: Simulation, x: float, base_height: float, speed: float = 0.0) -> bool:
+    """An empty sealed bottle standing upright, its base `base_height` above the floor under it,
+    sent straight down at `speed`; whether it shattered within 1 s."""
+    probe = sim.spawn_bottle((x, 1.0, 0.5))
+    below = 1.0 - float(sim.body(probe).mesh_world()[0][:, 1].min())     # centre above the base
+    sim.remove_body(probe)
+    floor = float(sim.water.bed[10, int(x / sim.water.dx)])
+    sim.spawn_bottle((x, floor + base_height + below, 0.5), (0.0, -speed, 0.0))
+    broke: list[ev.Shattered] = []
+    sim.on(ev.Shattered, broke.append)
+    sim.step(int(1.0 / sim.dt))
+    return bool(broke)
+
+
+@pytest.mark.parametrize("drop", [0.5, 1.5, 3.0])
+def test_a_bottle_dropped_on_sand_stays_whole_where_tiles_break_it(drop):
+    """The same drop breaks it on tiles (above 0.37 m, schema.py) and not on sand."""
+    assert _drop_bottle(_level("tile"), 1.0, drop)
+    assert not _drop_bottle(_level("sand"), 1.0, drop)
+
+
+def test_an_obstacle_standing_on_sand_is_hard():
+    """A concrete block on the beach is no sand: a bottle dropped 1.5 m onto its top breaks."""
+    sim = _level("sand", '[[obstacle]]\nkind = "box"\ncenter = [0.5, 0.5]\nsize = [0.6, 0.6]\nheight = 0.2\n')
+    assert _drop_bottle(sim, 0.5, 1.5)
+    assert not _drop_bottle(sim, 1.6, 1.5)          # beside it, on the sand
+
+
+def _break_speed(mass: float, volume: float, strength: float) -> float:
+    """The speed at which sand breaks an empty bottle (m_glass = m), by bisection."""
+    diameter = (6.0 * volume / math.pi) ** (1 / 3)
+
+    def peak_impulse(v: float) -> float:
+        depth = 0.14 / MU * math.sqrt(mass / volume / RHO_SAND) * diameter ** (2 / 3) * (v * v / (2 * G)) ** (1 / 3)
+        return mass * (1 + E_SAND) * v * min(1.0, T_HARD / (3 * depth / v))
+
+    lo, hi = 1.0, 200.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if peak_impulse(mid) < strength else (lo, mid)
+    return lo
+
+
+def test_sand_breaks_glass_at_the_granular_impact_speed():
+    """Break speed from Uehara et al.'s crater depth and the 3 d / v stop: whole at 0.85x, broken
+    at 1.15x (a bottle driven into the sand from 2 cm above it, upright)."""
+    probe = _level("sand")
+    b = probe.body(probe.spawn_bottle((1.0, 0.5, 0.5)))
+    v_break = _break_speed(b.mass, b.volume, PhysicsSpec().glass_strength)
+    assert 20.0 < v_break < 60.0                  # far beyond a throw (tiles: 2.7 m/s)
+    for factor, breaks in ((0.85, False), (1.15, True)):
+        v = factor * v_break
+        v0 = math.sqrt(v * v - 2 * G * 0.02)       # the 2 cm of fall adds the rest
+        assert _drop_bottle(_level("sand"), 1.0, 0.02, v0) is breaks, f"{factor} x {v_break:.1f} m/s"
+
+
+@pytest.mark.parametrize("e", [0.5, 0.95])
+def test_sand_takes_the_bounce(e):
+    """A sphere dropped from 1 m rises to E_SAND^2 h0 off sand (e^2 h0 off tiles) within 5%."""
+    h0 = 1.0
+    for bed, expect in (("tile", e * e * h0), ("sand", min(e, E_SAND) ** 2 * h0)):
+        sim = _level(bed, restitution=e)
+        body = sim.body(sim.spawn_body("sphere", 500.0, (1.0, h0 + 0.1, 0.5), radius=0.1))
+        apex, rising = 0.0, False
+        for _ in range(int(2.0 / sim.dt)):
+            sim.step(1)
+            if body.velocity[1] > 0.0:
+                rising = True
+                apex = max(apex, float(body.position[1]) - 0.1)
+            elif rising:
+                break
+        assert apex == pytest.approx(expect, rel=0.05), bed
