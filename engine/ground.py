@@ -3,10 +3,17 @@
 A level whose bed is sand (`[look] bed = "sand"`, the beach) is soft where no obstacle stands on
 it: a body landing there digs a crater and stops in it instead of rebounding off a solid.
 
-Bounce. A sphere dropped on loose sand barely rises again: its energy goes into moving grains
-(Katsuragi & Durian 2007, Nature Physics 3, 420: the stopping force is inertial drag plus
-depth-dependent friction, both dissipative). Contacts with sand cells take the restitution
-e = min(e_body, SAND_RESTITUTION) (engine/kernels/contacts.py, feature kind SOFT_FLOOR).
+Stopping. A body dropped on loose sand stops in its crater without rebounding: its energy goes
+into moving grains (Katsuragi & Durian 2007, Nature Physics 3, 420: the stopping force is inertial
+drag along the motion plus depth-dependent friction, both dissipative). A contact over a sand
+cell (feature kind SOFT_FLOOR, engine/kernels/contacts.py) that strikes it faster than
+CRATER_ENTRY (1 m/s, a drop of 5 cm) is not bounced but slowed over time: its normal speed s
+falls as ds/dt = -1.5 s^2 / d(s), d the crater depth below, so that it comes to rest d under the
+surface and is 90% slower after 2.3 d / s, the stop the experiments below found. The drag acts
+along the point's velocity, so its tangential speed falls in the same proportion: a bottle
+thrown at a slant digs in instead of skidding on or vaulting over its neck. A slower landing
+just stops on the surface (no rebound). Once a body has stopped, the split-impulse push lifts it
+back to the surface, and it rests and slides on sand with Coulomb friction like on any floor.
 
 Breaking. Glass breaks under the peak force of an impact (Mould 1952, engine/levels/schema.py),
 which on hard ground comes as a pulse of about HARD_PULSE = 1 ms; `Bottle.strength` is the
@@ -21,7 +28,7 @@ with mu = tan(angle of repose), rho_g the bed's bulk density, rho_b and D the bo
 monotonically). The same impulse over t instead of HARD_PULSE peaks HARD_PULSE / t as high, so
 Shatter weighs a sand impact's glass impulse by min(1, HARD_PULSE / t). An empty bottle dropped
 1.5 m onto sand stops in about 18 ms, so its glass feels 0.055 of the same impulse on tiles
-(0.13 N s of the 1.4 that break it); sand breaks it only above about 33 m/s, faster than anyone
+(0.12 N s of the 1.4 that break it); sand breaks it only above about 35 m/s, faster than anyone
 throws (tiles: 2.7 m/s).
 """
 from __future__ import annotations
@@ -36,7 +43,6 @@ if TYPE_CHECKING:
     from engine.levels import Level
 
 HARD_PULSE = 1e-3          # s: an impact pulse on hard ground (Mould 1952, about 1 ms)
-SAND_RESTITUTION = 0.1     # a body's bounce off loose sand, at most
 SAND_MU = 0.6              # tan of dry sand's angle of repose (about 31 degrees)
 SAND_DENSITY = 1600.0      # kg/m^3: bulk density of dry sand (grains 2650 kg/m^3 at 60% packing)
 SOFT_BEDS = ("sand",)      # [look] bed materials that are soft ground
@@ -70,23 +76,32 @@ def on_sand(soft: NDArray[np.uint8], dx: float, point: tuple[float, float, float
     return bool(soft[k, i])
 
 
+def crater_coefficient(mass: NDArray[np.float64] | float, volume: NDArray[np.float64] | float,
+                       gravity: float = 9.81) -> NDArray[np.float64]:
+    """k such that a body of `mass` (kg) and outer `volume` (m^3) reaching loose sand at speed v
+    digs a crater d = k v^(2/3) deep (Uehara et al.'s law above with H = v^2 / (2 g)); 0 where the
+    volume is 0 (no such body)."""
+    m = np.asarray(mass, float)
+    vol = np.asarray(volume, float)
+    ok = vol > 0.0
+    safe = np.where(ok, vol, 1.0)
+    diameter = (6.0 * safe / math.pi) ** (1.0 / 3.0)
+    k = 0.14 / SAND_MU * np.sqrt(m / safe / SAND_DENSITY) * diameter ** (2.0 / 3.0) * (2.0 * gravity) ** (-1.0 / 3.0)
+    return np.where(ok, k, 0.0)
+
+
 def sand_stop_time(speed: float, mass: float, volume: float, gravity: float = 9.81) -> float:
     """Seconds a body of `mass` (kg) and outer `volume` (m^3) takes to stop in loose sand it
-    reaches at `speed` (m/s): t = 3 d / v with Uehara et al.'s penetration depth d (above)."""
+    reaches at `speed` (m/s): t = 3 d / v with Uehara et al.'s crater depth d (above)."""
     if speed <= 0.0:
         return math.inf
-    diameter = (6.0 * volume / math.pi) ** (1.0 / 3.0)
-    rho = mass / volume
-    drop = speed * speed / (2.0 * gravity)
-    depth = 0.14 / SAND_MU * math.sqrt(rho / SAND_DENSITY) * diameter ** (2.0 / 3.0) * drop ** (1.0 / 3.0)
+    depth = float(crater_coefficient(mass, volume, gravity)) * speed ** (2.0 / 3.0)
     return 3.0 * depth / speed
 
 
-def sand_pulse_factor(impulse: float, mass: float, volume: float, restitution: float,
-                      gravity: float = 9.81) -> float:
-    """min(1, HARD_PULSE / t): how much less an impact of `impulse` (N s, the pool's on the whole
-    body) on sand peaks than the same impulse on hard ground. The body met the sand at
-    v = J / (m (1 + e)), e = min(restitution, SAND_RESTITUTION)."""
-    e = min(restitution, SAND_RESTITUTION)
-    speed = impulse / (mass * (1.0 + e))
+def sand_pulse_factor(impulse: float, mass: float, volume: float, gravity: float = 9.81) -> float:
+    """min(1, HARD_PULSE / t): how much less an impact of `impulse` (N s, the sand's on the whole
+    body) peaks than the same impulse on hard ground. Sand stops the body without a rebound, so it
+    met the sand at v = J / m."""
+    speed = impulse / mass
     return min(1.0, HARD_PULSE / sand_stop_time(speed, mass, volume, gravity))

@@ -42,6 +42,7 @@ Motion        per-body quantities of the current substep (IntegrateBodies' scrat
   touching    (N,) bool       has a contact this substep
   push_v      (N, 3) float    split-impulse pseudo-velocity (moves the body, never enters vel)
   push_w      (N, 3) float    its angular part
+  sand_k      (N,) float      crater depth d = sand_k v^(2/3) of the body landing on sand at v (engine/ground.py)
 
 Shapes        every model's collision geometry, packed (BodyStore.packed())
   point_start (M + 1,) int64  model m's contact points are points[point_start[m]:point_start[m + 1]]
@@ -93,7 +94,7 @@ import numpy as np
 Bodies = namedtuple("Bodies", ["alive", "pos", "vel", "angvel", "quat", "force", "torque", "inv_mass", "inertia",
                                "inv_inertia", "radius", "restitution", "friction", "model_id", "group", "sleep"])
 Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff", "vel0", "angvel0", "vel_pre",
-                               "margin", "toi", "touching", "push_v", "push_w"])
+                               "margin", "toi", "touching", "push_v", "push_w", "sand_k"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
                                "point_radius", "pair_with_points"])
 Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
@@ -120,11 +121,10 @@ Settings = namedtuple("Settings", [
     "fast_margin",        # m: a body with a larger margin keeps all its pool contacts
     "sleep_speed",        # m/s: slower bodies (rim speed included) ...
     "sleep_after",        # s: ... for this long sleep
-    "soft_restitution",   # at most this restitution against a soft (sand) floor (engine/ground.py)
 ])
 
 _FLOAT = ("gravity", "slop", "penetration_slop", "beta", "max_push", "bounce_speed", "settled", "keep_band",
-          "fast_margin", "sleep_speed", "sleep_after", "soft_restitution")
+          "fast_margin", "sleep_speed", "sleep_after")
 
 
 def bodies_of(store) -> Bodies:
@@ -167,7 +167,7 @@ def motion_buffer(cap: int) -> Motion:
     """Per-body substep scratch for `cap` bodies."""
     return Motion(np.zeros(cap, np.bool_), np.zeros(cap, np.bool_), np.zeros((cap, 3, 3)), np.zeros((cap, 3, 3)),
                   np.zeros(cap), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap),
-                  np.zeros(cap), np.zeros(cap, np.bool_), np.zeros((cap, 3)), np.zeros((cap, 3)))
+                  np.zeros(cap), np.zeros(cap, np.bool_), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap))
 
 
 def no_warm_start() -> WarmStart:

@@ -242,9 +242,10 @@ class LookSpec:
     are per metre, red green blue.
     """
     bed: str = spec("enum", default="tile", choices=BED_MATERIALS,
-                    doc="pool floor: glazed tiles, beach sand or harbour stone; sand is loose ground: bodies "
-                        "barely bounce off it (restitution at most 0.1) and glass lands on it whole (a bottle "
-                        "would need about 33 m/s to break; engine/ground.py); obstacles on it stay hard")
+                    doc="pool floor: glazed tiles, beach sand or harbour stone; sand is loose ground: a body "
+                        "striking it digs a crater and stops in it without a rebound, and glass lands on it "
+                        "whole (a bottle would need about 35 m/s to break; engine/ground.py); obstacles on it "
+                        "stay hard")
     walls: str = spec("enum", default="tile", choices=BED_MATERIALS, doc="pool walls and deck")
     obstacles: str = spec("enum", default="concrete", choices=OBSTACLE_MATERIALS,
                           doc="what pillars, boxes, ramps, ledges and walls are made of")

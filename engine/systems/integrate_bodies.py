@@ -9,7 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
-from engine.ground import SAND_RESTITUTION, sand_cells
+from engine.ground import crater_coefficient, sand_cells
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -57,7 +57,8 @@ class IntegrateBodies(System):
     """
 
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.radius",
-             "BodyStore.model_id", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.inv_mass",
+             "BodyStore.model_id", "BodyStore.inertia", "BodyStore.inv_inertia", "BodyStore.inv_mass", "BodyStore.mass",
+             "BodyStore.volume",
              "BodyStore.restitution", "BodyStore.friction", "BodyStore.group", "BodyStore.sleep_after",
              "SolidColumns.terrain", "SolidColumns.tops", "WaterGrid.bed")
     WRITES = ("BodyStore.pos", "BodyStore.vel", "BodyStore.angvel", "BodyStore.quat", "BodyStore.force",
@@ -126,7 +127,7 @@ class IntegrateBodies(System):
             bounce_speed=BOUNCE_SPEED, iterations=ITERATIONS, max_iterations=MAX_ITERATIONS, settled=SETTLED,
             push_iterations=PUSH_ITERATIONS, bounce_iterations=BOUNCE_ITERATIONS, keep_static=KEEP_STATIC,
             keep_pair=KEEP_PAIR, keep_band=KEEP_BAND, fast_margin=FAST_MARGIN, sleep_speed=SLEEP_SPEED,
-            sleep_after=self.sleep_after, soft_restitution=SAND_RESTITUTION)
+            sleep_after=self.sleep_after)
 
     def _sand(self, shape: tuple[int, int]) -> np.ndarray:
         """The cells of loose sand (engine/ground.py) of the level being played, kept per level."""
@@ -150,6 +151,7 @@ class IntegrateBodies(System):
         shapes = records.Shapes(*st.packed())
         bodies = records.bodies_of(st)
         motion = self.motion
+        motion.sand_k[:n] = crater_coefficient(st.mass[:n], st.volume[:n], sim.gravity) if ground.soft.any() else 0.0
         settings = self.settings(sim.gravity)
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, bodies, dt) + sim.gravity * dt * dt

@@ -148,8 +148,7 @@ class Shatter(System):
             return 1.0
         st = sim.body_store
         slot = esper.component_for_entity(entity, BodyRef).slot
-        return sand_pulse_factor(hit.impulse, float(st.mass[slot]), float(st.volume[slot]),
-                                 float(st.restitution[slot]), sim.gravity)
+        return sand_pulse_factor(hit.impulse, float(st.mass[slot]), float(st.volume[slot]), sim.gravity)
 
     def _break(self, entity: int, impulse: float) -> tuple[int, ...]:
         """Break one bottle now; return the fragment entities (the Shattered event names them)."""

@@ -43,8 +43,7 @@ def _settings(iterations):
     return records.settings(gravity=9.81, slop=0.002, penetration_slop=0.001, beta=0.2, max_push=1.0,
                             bounce_speed=0.25, iterations=iterations, max_iterations=iterations, settled=1e-3,
                             push_iterations=iterations, bounce_iterations=0, keep_static=8, keep_pair=6,
-                            keep_band=0.003, fast_margin=0.01, sleep_speed=0.03, sleep_after=0.3,
-                            soft_restitution=0.1)
+                            keep_band=0.003, fast_margin=0.01, sleep_speed=0.03, sleep_after=0.3)
 
 
 def _one_contact(n_bodies, a, b, point, normal, d, pos, vel, angvel, inv_mass, inv_iw, e=0.5, mu=0.0, iterations=1):
