@@ -22,7 +22,8 @@ system's attributes. A system that looks another up (`sim.get_system`) and reads
 as touching "system:<Name>.<attr>", which no contract can declare, so it is always a violation.
 
 Writing implies reading. Configuration is free to read and is not part of a contract: the level
-(sim.level), the clock (sim.time, steps, dt), sim.gravity, the grid's dx, shape and friction settings.
+(sim.level) and its sand cells (sim.sand), the clock (sim.time, steps, dt), sim.gravity, the grid's dx,
+shape and friction settings.
 Private attributes of a store (a leading underscore) belong to its own methods: calling a method
 (`water.add_volume`, `store.spawn`, `sim.remove_body`) records what the method touches.
 
@@ -80,7 +81,7 @@ _FREE = {
     "WaterGrid": frozenset(("dx", "gravity", "boundary", "open_level", "viscosity", "wave_period", "manning",
                             "eddy_viscosity", "damping", "shape")),
     "BodyStore": frozenset(),
-    "Simulation": frozenset(("time", "steps", "dt", "gravity", "level", "world_name", "pool_entity",
+    "Simulation": frozenset(("time", "steps", "dt", "gravity", "level", "sand", "world_name", "pool_entity",
                              "water_entity", "failures", "mods")),
     "HullField": frozenset(),
     "SolidColumns": frozenset(("moved",)),     # the volume the last update moved: a diagnostic

@@ -51,7 +51,7 @@ SOFT_BEDS = ("sand",)      # [look] bed materials that are soft ground
 def sand_cells(level: "Level", shape: tuple[int, int]) -> NDArray[np.uint8]:
     """(nz, nx): 1 on the cells where a body lands on sand (the bed is a soft material and no
     obstacle stands on the cell), 0 elsewhere; all 0 for a grid of another shape than the
-    level's cells (one a script made itself: its floor's material is not known)."""
+    level's cells (its floor's material is not known). Simulation keeps it as `sim.sand`."""
     if level.look.bed not in SOFT_BEDS:
         return np.zeros(shape, np.uint8)
     from engine.terrain import cell_centres, obstacle_height
@@ -68,7 +68,7 @@ def on_sand(soft: NDArray[np.uint8], dx: float, point: tuple[float, float, float
             normal: tuple[float, float, float]) -> bool:
     """Whether an impact with the pool at `point` (normal from the pool to the body) was on sand:
     the floor (normal within 45 degrees of up) over a sand cell."""
-    if normal[1] < math.sqrt(0.5) or soft.size == 0:
+    if normal[1] < math.sqrt(0.5):
         return False
     nz, nx = soft.shape
     i = min(max(int(point[0] // dx), 0), nx - 1)

@@ -29,6 +29,7 @@ from engine.blocking import SolidColumns
 from engine.bodies import Body, BodyStore
 from engine.components import BodyRef, Bottle, Pool, Prop, ShatterRequest, WaterGrid
 from engine.errors import SimulationError
+from engine.ground import sand_cells
 from engine.hull import HullField
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
@@ -78,6 +79,9 @@ class Simulation:
         # them, IntegrateBodies stands bodies on their terrain)
         self.hull = HullField(self.water.shape)
         self.columns = SolidColumns(self.water)
+        # (nz, nx) uint8, 1 on the cells of loose sand (engine/ground.py): fixed by the level, so
+        # configuration (free to read, never written)
+        self.sand = sand_cells(self.level, self.water.shape)
         for cls in SIMULATION:
             self.add_system(cls())
         apply_level(self)

@@ -195,9 +195,9 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                         d = above; gx = 0.0; gz = 0.0; inv = 1.0
                     if d < m:
                         q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
-                        ci = min(max(int(np.floor(q[0] / dx)), 0), nx - 1)
-                        ck = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
-                        if soft[ck, ci]:
+                        cx = min(max(int(np.floor(q[0] / dx)), 0), nx - 1)
+                        cz = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
+                        if soft[cz, cx]:
                             key = contact_key(i, -1, k - k0, SOFT_FLOOR)
                         count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
                     continue
@@ -598,6 +598,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         sand = b < 0 and ck[c] & 7 == SOFT_FLOOR and sand_k[a] > 0.0
         if sand:
             e = 0.0                         # sand takes a landing without a rebound
+        # touching sand and striking it, or in its crater and still going down
+        digging = sand and d <= 0.0 and (vnp < -CRATER_ENTRY or (vnp < -CRATER_SPEED and d < -slop))
         if d > 0.0:
             # first root of d + vnp tau + acc tau^2 / 2 = 0 (stable form 2 d / (-vnp + sqrt(D)))
             tau = -1.0
@@ -620,16 +622,15 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 row[TARGET] = -2.0 * d / dt - vnp
             else:
                 row[TARGET] = -d / dt          # speculative: may close the gap, never cross it
-        elif sand and (vnp < -CRATER_ENTRY or (vnp < -CRATER_SPEED and d < -slop)):
-            _crater(row, a, b, vnp, dt, sand_k[a], vel, angvel)   # striking it, or in its crater
+        elif digging:
+            _crater(row, a, b, vnp, dt, sand_k[a], vel, angvel)
         elif vnp < -bounce_speed:
             row[TOI] = 0.0                  # already touching and approaching: bounce at the start
             row[TARGET] = -e * vnp + acc * dt
         else:
             row[TARGET] = 0.0
-        row[PUSH_TARGET] = min(beta * (-d - slop) / dt, max_push) if d < -slop else 0.0
-        if sand and (vnp < -CRATER_ENTRY or (vnp < -CRATER_SPEED and d < -slop)):
-            row[PUSH_TARGET] = 0.0          # the crater is dug first; the push lifts the body out after
+        # the crater is dug first; the push lifts the body out after
+        row[PUSH_TARGET] = min(beta * (-d - slop) / dt, max_push) if d < -slop and not digging else 0.0
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
     if npk > 0 and warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts

@@ -9,7 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
-from engine.ground import crater_coefficient, sand_cells
+from engine.ground import crater_coefficient
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -75,8 +75,7 @@ class IntegrateBodies(System):
         self.pairs = records.Pairs(np.zeros(self._pair_cap, np.int64), np.zeros(self._pair_cap, np.int64))
         self.last_contacts = 0
         self.last_substeps = 0
-        self._sand_of: object = None                    # the level _sand_mask was made for
-        self._sand_mask = np.zeros((0, 0), np.uint8)
+        self._sandy = bool(sim.sand.any())             # whether any body can land on sand
         self.sleeping = 0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
@@ -129,14 +128,6 @@ class IntegrateBodies(System):
             keep_pair=KEEP_PAIR, keep_band=KEEP_BAND, fast_margin=FAST_MARGIN, sleep_speed=SLEEP_SPEED,
             sleep_after=self.sleep_after)
 
-    def _sand(self, shape: tuple[int, int]) -> np.ndarray:
-        """The cells of loose sand (engine/ground.py) of the level being played, kept per level."""
-        level = self.sim.level
-        if self._sand_of is not level or self._sand_mask.shape != shape:
-            self._sand_mask = sand_cells(level, shape)
-            self._sand_of = level
-        return self._sand_mask
-
     def process(self, dt: float) -> None:
         sim = self.sim
         st = sim.body_store
@@ -147,11 +138,12 @@ class IntegrateBodies(System):
         phys = sim.level.physics
         bed = terrain_bed(sim)          # the ground, under any solid columns (engine/blocking.py)
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z, self._sand(bed.shape))
+        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z, sim.sand)
         shapes = records.Shapes(*st.packed())
         bodies = records.bodies_of(st)
         motion = self.motion
-        motion.sand_k[:n] = crater_coefficient(st.mass[:n], st.volume[:n], sim.gravity) if ground.soft.any() else 0.0
+        if self._sandy:
+            motion.sand_k[:n] = crater_coefficient(st.mass[:n], st.volume[:n], sim.gravity)
         settings = self.settings(sim.gravity)
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, bodies, dt) + sim.gravity * dt * dt

@@ -7,7 +7,7 @@ import numpy as np
 from engine import bodies as bd
 from engine import events as ev
 from engine.components import BodyRef, Bottle, Shard, ShatterRequest
-from engine.ground import on_sand, sand_cells, sand_pulse_factor
+from engine.ground import on_sand, sand_pulse_factor
 from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import load_bottle_set
 from engine.systems.base import System
@@ -71,8 +71,7 @@ class Shatter(System):
         super().bind(sim)
         self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
         self.fading: dict[int, float] = {}           # shard entity -> simulated time its fade began
-        self._sand_of: object = None                  # the level _sand (engine/ground.py) was made for
-        self._sand = np.zeros((0, 0), np.uint8)
+        self._sandy = bool(sim.sand.any())           # whether a bottle can land on sand
 
     def process(self, dt: float) -> None:
         sim = self.sim
@@ -137,14 +136,8 @@ class Shatter(System):
     def _ground_factor(self, hit: ev.Impact, entity: int) -> float:
         """1 for an impact on hard ground or another body; for a landing on loose sand, how much
         lower its peak force is than the same impulse's on hard ground (engine/ground.py)."""
-        if hit.other != -1:
-            return 1.0
         sim = self.sim
-        if self._sand_of is not sim.level:
-            soft = sand_cells(sim.level, sim.water.shape)
-            self._sand = soft if soft.any() else np.zeros((0, 0), np.uint8)   # empty: no sand anywhere
-            self._sand_of = sim.level
-        if not on_sand(self._sand, float(sim.water.dx), hit.point, hit.normal):
+        if hit.other != -1 or not self._sandy or not on_sand(sim.sand, float(sim.water.dx), hit.point, hit.normal):
             return 1.0
         st = sim.body_store
         slot = esper.component_for_entity(entity, BodyRef).slot
