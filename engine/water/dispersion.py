@@ -39,7 +39,7 @@ Invariants the stage keeps (tests/physics/test_dispersion.py):
 - the surface part has zero sum over each basin (its mode 0 is zero, and after limiting each
   basin's sum is removed again, weighted by the limiter, or by each cell's room under its cap where
   that would break the cap: see `_clip`), so the pool's volume is unchanged to round-off;
-- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at full_depth(dx) (and
+- eta_s is limited to +-HALF of the depth, times a ramp from 0 at DRY_H to 1 at FULL_H (and
   the stage's ramps from dry cells and hulls, engine/water/surface.py), so neither the bulk nor the
   recombined depth goes negative (no depth is clipped after the stage, which would create water)
   and dry cells carry no surface part;
@@ -74,7 +74,10 @@ from numpy.typing import NDArray
 SPLIT_LO = 0.25        # k H below this: bulk only (shallow water's phase speed within 1% of (1))
 SPLIT_HI = 0.75        # k H above this: surface only
 DRY_H = 0.002          # m: no surface part at or below this depth
-FULL_H = 0.02          # m: the full surface part from this depth on
+FULL_H = 0.005         # m: the full surface part from this depth on (MIN_LEVEL, the shallowest depth
+                       # (2) is taken at). Only films thinner than this are kept to the bulk by depth;
+                       # deeper, the split filter L(k H) at the cell's own depth decides which waves
+                       # are shallow-water waves
 HALF = 0.5             # |eta_s| <= HALF * depth
 QUIET = 1e-9           # m: a surface part smaller than this everywhere is dropped (lake at rest)
 MIN_LEVEL = 0.005      # m: the shallowest depth at which (2) is taken
@@ -143,13 +146,6 @@ def _ladder(a: int, b: int) -> tuple[float, ...]:
 
 def _round3(x: float) -> float:
     return float(f"{x:.3g}")
-
-
-def full_depth(dx: float) -> float:
-    """Depth from which a cell holds its whole surface part: FULL_H, or one cell if that is more.
-    Below about a cell of depth every wave the grid can hold has k H < pi H / dx of order 1 or less,
-    a shallow-water wave the bulk steps rightly (and nonlinearly, as runup needs)."""
-    return max(FULL_H, float(dx))
 
 
 def sponge(nz: int, nx: int, dx: float, open_sides: tuple[bool, bool, bool, bool], dt: float
@@ -515,6 +511,31 @@ def _clip(part, h, lam, k, i, e, p):
 
 
 @njit(cache=True, inline="always")
+def _clip_back(part, h, lim, k, i, e, p):
+    """Store the limited (e, p) of cell (k, i) for the merge: the carried part comes back with the
+    shore and hull ramps (w = shore hull, which fade what has moved towards a shore or a hull), and
+    eta within the cap: e = clip(e w, -cap, cap), cap = HALF h lam, p w. The depth limiter is not
+    applied again: the split took lam times the part out, and scaling what comes back by lam once
+    more would lose lam (1 - lam) of it every step wherever lam < 1 (with the ramp then reaching to
+    max(2 cm, dx), a standing wave 4.5 cm deep under 5 cm cells kept 0.1% of its amplitude over
+    two periods). Returns (e, r, cap, lam) in `_clip`'s form e = r lam, |r| <= HALF h."""
+    lk = lim.lam[k, i]
+    c = HALF * h[k, i]
+    if lk > 0.0:
+        w = lim.shore[k, i] * lim.hull[k, i]
+        r = min(max(e * w / lk, -c), c)
+        e = r * lk
+        p = p * w
+    else:
+        r = 0.0
+        e = 0.0
+        p = 0.0
+    part.eta[k, i] = e
+    part.phi[k, i] = p
+    return e, r, c, lk
+
+
+@njit(cache=True, inline="always")
 def _start(acc):
     """Clear a block's basin partials (5, n + 1): sums of e, lam, cap lam; max of r - cap, min of r + cap."""
     acc[0, :] = 0.0
@@ -686,7 +707,7 @@ def _tent_row(pending, u, w, damp, c, part, k):
 
 
 @njit(cache=True)
-def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
+def carry_rows(pending, water, lim, basins, damp, dx, dt, part, b):
     """Block b of `carry`: its cells carried (`_tent_row`, else `_bilinear`: at the grid's edge and
     where the foot lies more than a cell away), damped and clipped, and its basin partials."""
     h, _, u, w = water
@@ -706,7 +727,7 @@ def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
                 e, p = _bilinear(pending, u, w, damp, c, k, i)
             else:
                 e, p = part.eta[k, i], part.phi[k, i]
-            e, r, cap, lk = _clip(part, h, lam, k, i, e, p)
+            e, r, cap, lk = _clip_back(part, h, lim, k, i, e, p)
             lb = labels[k, i]
             if lb != cur:
                 _flush(acc, cur, s, wt, cp, lo, hi)
@@ -720,14 +741,14 @@ def carry_rows(pending, water, lam, basins, damp, dx, dt, part, b):
 
 
 @njit(cache=True)
-def carry(pending, water, lam, basins, damp, dx, dt, part):
+def carry(pending, water, lim, basins, damp, dx, dt, part):
     """The first pass of the merge: part = the stepped surface part carried by the face velocities
     over dt, semi-Lagrangian, and damped: q(x) = damp(x) pending(x - v(x) dt) for eta and phi, v at
     the cell centre the mean of its two faces, pending bilinear, the foot clamped to the grid (v = 0
-    gives damp pending exactly); then limited by the bulk depth (`_clip`) and each basin's mean
-    found (`_means`)."""
+    gives damp pending exactly); then limited by the bulk depth (`_clip_back`, lim: the limiter of the
+    bulk) and each basin's mean found (`_means`)."""
     for b in range(basins.part.shape[0]):
-        carry_rows(pending, water, lam, basins, damp, dx, dt, part, b)
+        carry_rows(pending, water, lim, basins, damp, dx, dt, part, b)
     _means(basins)
 
 

@@ -74,14 +74,14 @@ def take_out(fields, levels, h, lam, basins, dx, part, stats):
 
 
 @njit(cache=True, parallel=True)
-def _carry_pass(pending, water, lam, basins, damp, dx, dt, part):
+def _carry_pass(pending, water, lim, basins, damp, dx, dt, part):
     for b in prange(basins.part.shape[0]):
-        dk.carry_rows(pending, water, lam, basins, damp, dx, dt, part, b)
+        dk.carry_rows(pending, water, lim, basins, damp, dx, dt, part, b)
 
 
-def carry(pending, water, lam, basins, damp, dx, dt, part):
+def carry(pending, water, lim, basins, damp, dx, dt, part):
     """`dispersion.carry` on threads."""
-    _carry_pass(pending, water, lam, basins, damp, dx, dt, part)
+    _carry_pass(pending, water, lim, basins, damp, dx, dt, part)
     dk._means(basins)
 
 

@@ -70,7 +70,7 @@ class SurfaceWaves:
         self.open_sides = tuple(bool(s) for s in open_sides)
         self.inflow_sides = tuple(bool(s) for s in inflow_sides)
         self.k, self.k2 = dk.wavenumbers(nz, nx, self.dx)
-        self.full = dk.full_depth(self.dx)
+        self.full = dk.FULL_H
         self._k2_min = float(self.k2[self.k2 > 0.0].min()) if (self.k2 > 0.0).any() else math.inf
         self.levels: tuple[float, ...] = ()           # the depth levels of the last split
         self._inflow = np.array(self.inflow_sides, dtype=np.bool_)
@@ -144,7 +144,7 @@ class SurfaceWaves:
         depth h and add it back to water (in place)."""
         run = self._passes()
         self._limiter(water, covered, hull=False)
-        run.carry(pending.part, water, self._lim.lam, self._basins, self._sponge_of(dt), self.dx, float(dt),
+        run.carry(pending.part, water, self._lim, self._basins, self._sponge_of(dt), self.dx, float(dt),
                   self._carried)
         run.settle(water, self._carried, self._lim.lam, self._basins, 1.0, self.dx, self._spec)
 

@@ -55,11 +55,12 @@ def test_carry_is_bilinear_semi_lagrangian(speed):
     pending = dk.Surface(rng.standard_normal((nz, nx)), rng.standard_normal((nz, nx)))
     damp = rng.uniform(0.5, 1.0, (nz, nx))
     water = dk.Water(np.full((nz, nx), 100.0), np.zeros((nz, nx)), u, w)   # deep: nothing is clipped
-    lam = np.ones((nz, nx))
+    lim = dk.Limit(np.ones((nz, nx)), np.ones((nz, nx)), np.ones((nz, nx)), np.zeros((nz, nx), np.uint8),
+                   np.ones((nz, nx), np.uint8))
     labels = np.ones((nz, nx), np.int32)
     basins = dk.Basins(labels, *(np.zeros(2) for _ in range(5)), np.zeros((dk.blocks(nz), 5, 2)))
     out = dk.Surface(np.zeros((nz, nx)), np.zeros((nz, nx)))
-    dk.carry(pending, water, lam, basins, damp, dx, dt, out)
+    dk.carry(pending, water, lim, basins, damp, dx, dt, out)
     vx = 0.5 * (u[:, :-1] + u[:, 1:]).astype(float)    # the faces' sum in their own float32, as the kernel
     vz = 0.5 * (w[:-1] + w[1:]).astype(float)
     k, i = np.mgrid[0:nz, 0:nx].astype(float)
