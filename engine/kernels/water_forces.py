@@ -348,13 +348,26 @@ def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, p
             dty += qty
             dtz += qtz
             wet += wgt * area
-            # the waterplane's share of this piece and its vertical velocity (radiation damping)
-            pa = -wgt * area * ny_
-            vyr = vy + (oz * rx - ox * rz)
+            # the waterplane's share of this piece and its vertical velocity (radiation damping):
+            # int f (-n_y) dA over the wetted surface is int f dA over the waterplane for any f(x, z)
+            # (divergence theorem on the submerged volume), so a column wholly under water (bottom
+            # and deck) adds nothing, IF each piece's integral is exact: v_y(r) is linear, and the
+            # torque's r_z v_y, r_x v_y are quadratic, integrated by their corners (pressure_moments'
+            # rule); at the centroid alone a box's two deck triangles, once under water, outweighed
+            # the bottom's and the damping of roll turned into pumping (a box of density 850
+            # rocked up to 28 degrees)
+            wn = -wgt * ny_
+            pa = wn * area
             awp += pa
             s_f += (oz * rx - ox * rz) * pa
-            stx -= rz * vyr * pa
-            stz += rx * vyr * pa
+            k12 = area / 12.0
+            sx = ax + bx + qx
+            sz = az + bz + qz
+            sxx = k12 * (ax * ax + bx * bx + qx * qx + sx * sx)
+            szz = k12 * (az * az + bz * bz + qz * qz + sz * sz)
+            sxz = k12 * (ax * az + bx * bz + qx * qz + sx * sz)
+            stx -= wn * (vy * rz * area + oz * sxz - ox * szz)
+            stz += wn * (vy * rx * area + oz * sxx - ox * sxz)
     loads[b, A_WP] = awp
     loads[b, PERIM] = perim
     loads[b, DEPTH] = planes[b, 0] - sample_centered(bed, cx0, cz0, dx)
