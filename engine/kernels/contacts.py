@@ -57,15 +57,22 @@ def bed_height(bed, dx, x, z):
 
 
 @njit(cache=True)
-def bed_top(bed, dx, x, z):
-    """The highest of the four cell centres bed_height interpolates at (x, z): no point of that
-    bilinear patch is higher."""
+def bed_top_under(bed, dx, x, z, rad):
+    """The highest cell centre of every bilinear patch that a disc of radius rad around (x, z)
+    reaches (for rad = 0 the four that bed_height interpolates): no point of the bed within rad of
+    (x, z) horizontally is higher."""
     nz, nx = bed.shape
-    fx = min(max(x / dx - 0.5, 0.0), nx - 1.0)
-    fz = min(max(z / dx - 0.5, 0.0), nz - 1.0)
-    i0 = min(int(fx), nx - 1); k0 = min(int(fz), nz - 1)
-    i1 = min(i0 + 1, nx - 1); k1 = min(k0 + 1, nz - 1)
-    return max(max(bed[k0, i0], bed[k0, i1]), max(bed[k1, i0], bed[k1, i1]))
+    f0 = min(max((x - rad) / dx - 0.5, 0.0), nx - 1.0)
+    f1 = min(max((x + rad) / dx - 0.5, 0.0), nx - 1.0)
+    g0 = min(max((z - rad) / dx - 0.5, 0.0), nz - 1.0)
+    g1 = min(max((z + rad) / dx - 0.5, 0.0), nz - 1.0)
+    i0 = min(int(f0), nx - 1); i1 = min(int(f1) + 1, nx - 1)
+    k0 = min(int(g0), nz - 1); k1 = min(int(g1) + 1, nz - 1)
+    top = bed[k0, i0]
+    for k in range(k0, k1 + 1):
+        for i in range(i0, i1 + 1):
+            top = max(top, bed[k, i])
+    return top
 
 
 @njit(cache=True)
@@ -187,10 +194,15 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
                     d = (p[1] - h) * inv - rad
                     # over a steep ramp (a ledge's face) the tangent plane's distance underestimates
-                    # the gap to a point above the ramp's top: the patch is nowhere higher than
-                    # `top`, so the gap is at least p_y - top, and such a point can only come down
-                    # onto it (normal up); else the plane would stand as a wall above the ledge
-                    above = p[1] - bed_top(bed, dx, p[0], p[2]) - rad
+                    # the gap to a point above the ramp's top. Every bed point within rad + m of the
+                    # point horizontally is no higher than `top` (every patch that disc reaches), so
+                    # its distance from the ball is at least p_y - rad - top; bed points farther
+                    # out are beyond the margin m. So the gap is at least that, and such a point can
+                    # only come down onto the bed (normal up); else the plane would stand as a wall
+                    # above the ledge. (The patch under the point alone is no bound: on a slope a
+                    # ball touches uphill of its centre, and a sphere on a 20 degree slope stuck.)
+                    # On a plane slope this never overrides d: it would need g (1 - cos) > m tan.
+                    above = p[1] - bed_top_under(bed, dx, p[0], p[2], rad + m) - rad
                     if above > d:
                         d = above; gx = 0.0; gz = 0.0; inv = 1.0
                     if d < m:

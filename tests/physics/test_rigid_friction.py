@@ -97,3 +97,29 @@ def test_a_box_on_a_slope_its_friction_can_hold_stays_put(theta_deg, mu):
     sim.step(240)
     assert np.linalg.norm(body.position - p0) < 1e-3
     assert np.linalg.norm(body.velocity) < 1e-3
+
+
+@pytest.mark.parametrize("theta_deg, mu, radius", [(10.0, 0.5, 0.1), (20.0, 0.5, 0.1), (30.0, 0.5, 0.05),
+                                                   (25.0, 0.5, 0.2), (40.0, 0.1, 0.1)])
+def test_a_ball_rolls_down_a_slope_at_g_sin_over_one_plus_k(theta_deg, mu, radius):
+    """A solid ball (I = k m r^2, k = 2/5) rolls without slipping down a slope at a = g sin / (1 + k)
+    when friction can supply the force that takes, mu >= k / (1 + k) tan theta; else it slides at
+    g (sin - mu cos), spinning up at the rate mu g cos r / (k r^2). The acceleration within 3% (the
+    ball touches the slope uphill of its centre, over another cell of the bed than the one under it)."""
+    theta = math.radians(theta_deg)
+    sim = _sim(theta)
+    k = 0.4
+    up = np.array([-math.sin(theta), math.cos(theta), 0.0])
+    down = np.array([-math.cos(theta), -math.sin(theta), 0.0])
+    x = 1.5
+    centre = np.array([x, math.tan(theta) * x, 0.5]) + radius * up
+    b = sim.body(sim.spawn_body("sphere", 500.0, tuple(centre), radius=radius, friction=mu))
+    rolls = mu >= k / (1 + k) * math.tan(theta)
+    want = G * math.sin(theta) / (1 + k) if rolls else G * (math.sin(theta) - mu * math.cos(theta))
+    sim.step(12)
+    v1 = float(b.velocity @ down)
+    sim.step(48)
+    v2 = float(b.velocity @ down)
+    assert (v2 - v1) / (48 * sim.dt) == pytest.approx(want, rel=0.03)
+    if rolls:
+        assert np.linalg.norm(b.angular_velocity) * radius == pytest.approx(v2, rel=0.03)
