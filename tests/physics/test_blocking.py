@@ -145,3 +145,21 @@ def test_the_river_dam_raises_the_water_behind_it_while_a_bottle_floats_down_ont
     b = sim.body(bottle)
     assert b.position[0] > x0 + 0.3 and b.submerged_volume > 0.0
     assert sim.total_water() - sim.water.source_volume == pytest.approx(w0, abs=1e-9)
+
+
+@pytest.mark.parametrize("size, density, x", [(0.25, 7800.0, 0.75), (0.35, 1500.0, 0.75), (0.3, 2400.0, 0.725)])
+def test_a_block_off_the_grid_moves_its_own_volume_aside(size, density, x):
+    """A cube resting on the floor with its sides between cell centres (5 cm cells): the water
+    outside it rises by its true volume below the old level over the free area,
+    d eta = s^2 H / (A - s^2), within 10%, however its footprint falls on the cells."""
+    sim = still_pool()
+    eta0 = float(sim.water.eta.mean())
+    level = eta0
+    sim.spawn_body("box", density=density, position=(x, size / 2 + 0.1, 0.5), size=(size, size, size))
+    sim.step(int(4.0 / sim.dt))
+    blocked = sim.get_system("CoupleWater").blockers.columns.blocked
+    assert blocked.any()
+    bed, h = sim.water.read("bed"), sim.water.read("h")
+    area = sim.water.shape[0] * sim.water.shape[1] * sim.water.dx ** 2
+    rise = float((bed + h)[~blocked].mean()) - eta0
+    assert rise == pytest.approx(size * size * level / (area - size * size), rel=0.1)
