@@ -72,15 +72,31 @@ class Shatter(System):
         self.grouped: list[tuple[float, int]] = []   # (born, group) of fragments still ignoring each other
         self.fading: dict[int, float] = {}           # shard entity -> simulated time its fade began
         self._sandy = bool(sim.sand.any())           # whether a bottle can land on sand
+        self._stops: dict[int, tuple[int, float]] = {}   # bottle -> (step, impulse) of a stop in sand under way
 
     def process(self, dt: float) -> None:
         sim = self.sim
         self._ungroup()
         worst: dict[int, float] = {}
+        dug: dict[int, float] = {}
         for hit in sim.events.of_type(ev.Impact):
             for e in (hit.entity, hit.other):
                 if e >= 0 and esper.entity_exists(e) and esper.has_component(e, Bottle):
-                    worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e) * self._ground_factor(hit, e))
+                    if self._on_sand(hit):
+                        dug[e] = dug.get(e, 0.0) + hit.impulse
+                    else:
+                        worst[e] = max(worst.get(e, 0.0), hit.impulse * self.glass_share(e))
+        # a stop in sand lasts t = 3 d / v (engine/ground.py), often longer than a step, and its
+        # impulse comes as Impacts of consecutive steps (a contact approaching faster than
+        # IMPACT_SPEED, so a bottle at rest adds none): each step weighs the whole stop so far
+        stops: dict[int, tuple[int, float]] = {}
+        for e, impulse in dug.items():
+            last = self._stops.get(e)
+            if last is not None and last[0] == sim.steps - 1:
+                impulse += last[1]
+            stops[e] = (sim.steps, impulse)
+            worst[e] = max(worst.get(e, 0.0), impulse * self.glass_share(e) * self._sand_factor(impulse, e))
+        self._stops = stops
         asked = {e: req.impulse for e, req in esper.get_component(ShatterRequest)
                  if esper.has_component(e, Bottle) and esper.has_component(e, BodyRef)}
         for e in sorted(set(worst) | set(asked)):
@@ -93,14 +109,20 @@ class Shatter(System):
     def state(self) -> dict[str, np.ndarray]:
         """Arrays a save game must keep: fresh fragment groups and the shards fading out."""
         ids = sorted(self.fading)
+        stops = sorted(self._stops)
         return {"grouped": np.array(self.grouped, dtype=float).reshape(-1, 2),
                 "fading": np.array(ids, np.int64),
-                "fade_started": np.array([self.fading[e] for e in ids], np.float64)}
+                "fade_started": np.array([self.fading[e] for e in ids], np.float64),
+                "stops": np.array(stops, np.int64),
+                "stop_steps": np.array([self._stops[e][0] for e in stops], np.int64),
+                "stop_impulses": np.array([self._stops[e][1] for e in stops], np.float64)}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         """Restore what state() saved."""
         self.grouped = [(float(t), int(e)) for t, e in np.asarray(state.get("grouped", np.zeros((0, 2))))]
         self.fading = {int(e): float(t) for e, t in zip(state.get("fading", ()), state.get("fade_started", ()))}
+        self._stops = {int(e): (int(n), float(j)) for e, n, j in
+                       zip(state.get("stops", ()), state.get("stop_steps", ()), state.get("stop_impulses", ()))}
 
     def alpha(self, entity: int) -> float:
         """Opacity to draw a body with: 1, falling linearly to 0 while a shard fades out."""
@@ -133,15 +155,18 @@ class Shatter(System):
                                     self.sim.level.physics.glass_density).mass
         return min(1.0, glass / float(st.mass[slot]))
 
-    def _ground_factor(self, hit: ev.Impact, entity: int) -> float:
-        """1 for an impact on hard ground or another body; for a landing on loose sand, how much
-        lower its peak force is than the same impulse's on hard ground (engine/ground.py)."""
+    def _on_sand(self, hit: ev.Impact) -> bool:
+        """Whether an impact is a landing on loose sand (static ground, sim.sand), not on hard
+        ground or another body."""
         sim = self.sim
-        if hit.other != -1 or not self._sandy or not on_sand(sim.sand, float(sim.water.dx), hit.point, hit.normal):
-            return 1.0
-        st = sim.body_store
+        return hit.other == -1 and self._sandy and on_sand(sim.sand, float(sim.water.dx), hit.point, hit.normal)
+
+    def _sand_factor(self, impulse: float, entity: int) -> float:
+        """For a landing on loose sand with this much impulse so far, how much lower its peak force
+        is than the same impulse's on hard ground (engine/ground.py)."""
+        st = self.sim.body_store
         slot = esper.component_for_entity(entity, BodyRef).slot
-        return sand_pulse_factor(hit.impulse, float(st.mass[slot]), float(st.volume[slot]), sim.gravity)
+        return sand_pulse_factor(impulse, float(st.mass[slot]), float(st.volume[slot]), self.sim.gravity)
 
     def _break(self, entity: int, impulse: float) -> tuple[int, ...]:
         """Break one bottle now; return the fragment entities (the Shattered event names them)."""
