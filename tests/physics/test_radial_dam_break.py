@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from engine.water import WaterGrid
 
@@ -90,9 +91,8 @@ def radial_reference(r0: float, h0: float, h_out: float, t_end: float, length: f
     return r, h, faces
 
 
-def wet_bed_error(n: int, dx: float) -> float:
-    """Largest L1 error of the disturbance along the four half-axes at t = 0.2 s, relative."""
-    r0, h0, h_out, steps = 0.6, 0.5, 0.1, 24
+def wet_bed_error(n: int, dx: float, r0: float = 0.6, h0: float = 0.5, h_out: float = 0.1, steps: int = 24) -> float:
+    """Largest L1 error of the disturbance along the four half-axes after `steps` (24: t = 0.2 s), relative."""
     grid, r = column(n, dx, r0, h0, h_out)
     for _ in range(steps):
         grid.step(DT)
@@ -111,3 +111,13 @@ def test_wet_bed_radial_dam_break_matches_the_1d_radial_solution():
     fine = wet_bed_error(200, 0.02)
     assert fine < 0.05, f"L1 of the disturbance off by {fine:.1%}"
     assert fine < coarse                                 # converging under refinement
+
+
+@pytest.mark.xfail(strict=True, reason="known shortfall (issue 26): once the rarefaction has met itself at the centre "
+                                       "(t > r0 / sqrt(g h0)) the centre drains early: 9.4% at dx = 2 cm, 6.1% at 1 cm "
+                                       "(first-order accuracy at the rarefaction's head; docs/water.md)")
+def test_wet_bed_radial_dam_break_after_the_rarefaction_meets_at_the_centre():
+    """The same as above with a column of radius 0.4 m: at t = 0.2 s the rarefaction, at sqrt(g h0)
+    = 2.21 m/s, has reached the centre (0.18 s) and the centre is draining."""
+    fine = wet_bed_error(200, 0.02, r0=0.4)
+    assert fine < 0.05, f"L1 of the disturbance off by {fine:.1%}"
