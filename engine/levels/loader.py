@@ -142,8 +142,11 @@ def _parse(text: str, p: Path | None, shown: str) -> Level:
 
 
 def load_level(path: str | Path) -> Level:
-    """Read and validate a level file. Raises LevelError (never a bare traceback's worth of noise)."""
-    p = Path(path)
+    """Read and validate a level file: a path, or a bundled level's name as `bottles levels` lists
+    it ("beach"; `engine.paths.find_level`). Raises LevelError (never a bare traceback's worth of
+    noise)."""
+    from engine.paths import find_level
+    p = find_level(str(path))
     try:
         if p.exists() and not p.is_file():
             raise LevelError([(str(p), 0, "", "is not a regular file")])

@@ -75,6 +75,15 @@ def test_missing_file_is_a_level_error(tmp_path):
         load_level(tmp_path / "nope.toml")
 
 
+def test_a_bundled_level_loads_by_its_name(levels_dir, monkeypatch, tmp_path):
+    """load_level("beach") is the bundled beach (as `bottles play beach`); it used to answer
+    'no such level file (did you mean "beach"?)'. A near miss still names the bundled level."""
+    monkeypatch.chdir(tmp_path)
+    assert load_level("beach").path == levels_dir / "beach.toml"
+    with pytest.raises(LevelError, match='no such level file \\(did you mean "beach"\\?\\)'):
+        load_level("beech")
+
+
 def test_values_are_validated_into_frozen_dataclasses(levels_dir):
     level = load_level(levels_dir / "calm_pool.toml")
     assert level.pool.shape == (128, 96)
