@@ -36,7 +36,7 @@ from engine.kernels.rigid import quat_to_matrix
 from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 
 KINDS = ("bottle", "shard", "prop")
-SHARD_POINTS = 16      # contact points per fragment (farthest-point subset of its vertices: corners and mid-surface)
+SHARD_POINTS = 16      # contact points per fragment: a farthest-point subset of its convex hull's vertices (18-48)
 SHARD_PAIR_POINTS = 8  # ... of which these (its corners) meet other bodies
 BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
 BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
@@ -132,7 +132,8 @@ class BodyStore:
     def packed(self) -> tuple[NDArray, ...]:
         """Contact points and primitives of every model, packed for the kernels:
         (point_start (M+1,), points (P, 3), pair_point_start (M+1,), pair_points (P', 3),
-        prim_start (M+1,), prims (Q, 16), point_radius (M,), pair_with_points (M,) bool)."""
+        prim_start (M+1,), prims (Q, 16), point_radius (M,), pair_with_points (M,) bool,
+        circle_start (M+1,), circles (C, 7))."""
         if self._packed_count != len(self.models):
             def pack(arrays: list[NDArray]) -> tuple[NDArray, NDArray]:
                 start = np.zeros(len(arrays) + 1, np.int64)
@@ -146,7 +147,11 @@ class BodyStore:
             prims = np.array([p.pack() for m in self.models for p in m.prims]).reshape(-1, 16)
             rad = np.array([m.point_radius for m in self.models], np.float64)
             with_pts = np.array([m.pair_with_points for m in self.models], np.bool_)
-            self._packed = (ps, pts, pps, ppts, qs, prims, rad, with_pts)
+            cs = np.zeros(len(self.models) + 1, np.int64)
+            cs[1:] = np.cumsum([len(m.circles) for m in self.models])
+            circ = np.ascontiguousarray(np.concatenate([m.circles for m in self.models]) if self.models
+                                        else np.zeros((0, 7)), np.float64)
+            self._packed = (ps, pts, pps, ppts, qs, prims, rad, with_pts, cs, circ)
             self._packed_count = len(self.models)
         return self._packed
 
@@ -320,13 +325,21 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
                   prims: Sequence[Primitive] | None = None, n_points: int = PROP_POINTS,
                   n_pair_points: int | None = None, meta: dict | None = None,
                   coupling: tuple[NDArray, NDArray] | None = None, ball: float = 0.0,
-                  pair_with_points: bool = False, drag: tuple[float, float, float] | None = None) -> Model:
+                  pair_with_points: bool = False, drag: tuple[float, float, float] | None = None,
+                  rims: bool = False) -> Model:
     """Move a mesh into its body frame (origin at `props.com`) and give it contact geometry
     (and, if given, the coupling surface, moved the same way). ball > 0: the model is a ball of
     that radius about its centre of mass, and collides as one (one contact point, its centre).
-    drag: its pressure-drag coefficients along its axes (engine/drag.py); None: a sphere's."""
+    drag: its pressure-drag coefficients along its axes (engine/drag.py); None: a sphere's.
+    rims: a body of revolution about y whose widest rims meet the pool as circles
+    (`meshes.rim_circles`)."""
+    circles, keep = meshes.rim_circles(vertices) if rims else (np.zeros((0, 7)), None)
+    circles[:, :3] -= props.com
     v = np.asarray(vertices, float) - props.com
-    pts = np.zeros((1, 3)) if ball > 0.0 else meshes.farthest_points(v, n_points)
+    # only vertices of the convex hull can be supports against a plane (the floor, a wall)
+    hull = meshes.hull_mask(v)
+    keep = hull if keep is None else keep & hull
+    pts = np.zeros((1, 3)) if ball > 0.0 else meshes.farthest_points(v[keep], n_points)
     pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
     if prims is None:
         prims = (meshes.fit_box(v),)
@@ -335,6 +348,7 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
     return Model(name, v, np.asarray(triangles, np.int32), pts, tuple(prims), props.com.copy(),
                  normals=meshes.vertex_normals(v, np.asarray(triangles, np.int32)), meta=meta or {},
                  pair_points=pair, point_radius=float(ball), pair_with_points=pair_with_points, drag=drag,
+                 circles=circles,
                  coupling=None if coupling is None else (np.asarray(coupling[0], float) - props.com,
                                                          np.asarray(coupling[1], np.int32)))
 
@@ -387,7 +401,8 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
         cd = (None if model == "sphere" else drag_law.box(s) if model == "box"
               else drag_law.revolution(length, 2.0 * r) if model == "cylinder" else drag_law.of_vertices(v))
         mid = store.add_model(centred_model(name, v, t, unit, prims=prims, coupling=coupling,
-                                            ball=r if model == "sphere" else 0.0, drag=cd), key)
+                                            ball=r if model == "sphere" else 0.0, drag=cd,
+                                            rims=model == "cylinder"), key)
     return mid, scaled(unit, density)
 
 
@@ -415,7 +430,8 @@ def bottle_model(store: BodyStore, bs: meshes.BottleSet, held_water: float, glas
         meta = {"neck": bs.neck - total.com, "neck_axis": bs.neck_axis, "inner_volume": bs.inner_volume}
         mid = store.add_model(centred_model(bs.name, v, t, total, prims=bs.capsules, n_points=BOTTLE_POINTS,
                                             n_pair_points=BOTTLE_PAIR_POINTS, pair_with_points=True,
-                                            meta=meta, coupling=_coupling_surface(bs), drag=drag_law.bottle(v)), key)
+                                            meta=meta, coupling=_coupling_surface(bs), drag=drag_law.bottle(v),
+                                            rims=True), key)
     return mid, total, glass
 
 

@@ -117,6 +117,85 @@ def _push(count, a, b, p, nx, ny, nz, d, key, con):
     return count + 1
 
 
+@njit(cache=True, inline="always")
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con):
+    """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
+    vertex) with `feat` (0 the floor, 1-4 the walls x = 0, x = size_x, z = 0, z = size_z) if it is
+    within the margin m; return the new count. q: scratch (3,)."""
+    nz, nx = bed.shape
+    key = contact_key(i, -1, k, feat)
+    if feat == 0:
+        h, gx, gz = bed_height(bed, dx, p[0], p[2])
+        inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
+        d = (p[1] - h) * inv - rad
+        # over a steep ramp (a ledge's face) the tangent plane's distance underestimates the gap to
+        # a point above the ramp's top. Every bed point within rad + m of the point horizontally is
+        # no higher than `top` (every patch that disc reaches), so its distance from the ball is at
+        # least p_y - rad - top; bed points farther out are beyond the margin m. So the gap is at
+        # least that, and such a point can only come down onto the bed (normal up); else the plane
+        # would stand as a wall above the ledge. (The patch under the point alone is no bound: on a
+        # slope a ball touches uphill of its centre, and a sphere on a 20 degree slope stuck.) On a
+        # plane slope this never overrides d: it would need g (1 - cos) > m tan.
+        above = p[1] - bed_top_under(bed, dx, p[0], p[2], rad + m) - rad
+        if above > d:
+            d = above; gx = 0.0; gz = 0.0; inv = 1.0
+        if d < m:
+            q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
+            cx = min(max(int(np.floor(q[0] / dx)), 0), nx - 1)
+            cz = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
+            if soft[cz, cx]:
+                key = contact_key(i, -1, k, SOFT_FLOOR)
+            count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
+        return count
+    q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
+    if feat == 1:
+        d = p[0] - rad; q[0] -= rad; n0 = 1.0; n2 = 0.0
+    elif feat == 2:
+        d = size_x - p[0] - rad; q[0] += rad; n0 = -1.0; n2 = 0.0
+    elif feat == 3:
+        d = p[2] - rad; q[2] -= rad; n0 = 0.0; n2 = 1.0
+    else:
+        d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
+    if d < m:
+        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, con)
+    return count
+
+
+@njit(cache=True, inline="always")
+def _circle_frame(pos, R, circle, feat, bed, dx, cw, aw, e0):
+    """A rim circle (body frame: centre, axis, radius) in the world: its centre cw and unit axis aw,
+    and e0, the unit direction in its plane towards the feature (the floor's normal under its
+    centre, or a wall's): the deepest point of the circle is cw + r e0. Face-on to the feature
+    (|n - (n . a) a| < 1e-3: the rim lies flat on it) e0 is the body's own direction in the rim's
+    plane, so that the four points of `detect_static` stay put on the rim."""
+    for c in range(3):
+        cw[c] = pos[c] + R[c, 0] * circle[0] + R[c, 1] * circle[1] + R[c, 2] * circle[2]
+        aw[c] = R[c, 0] * circle[3] + R[c, 1] * circle[4] + R[c, 2] * circle[5]
+    la = np.sqrt(aw[0] * aw[0] + aw[1] * aw[1] + aw[2] * aw[2])
+    aw[0] /= la; aw[1] /= la; aw[2] /= la
+    # n: the feature's normal, pointing away from it (into the pool)
+    if feat == 0:
+        _, gx, gz = bed_height(bed, dx, cw[0], cw[2])
+        inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
+        n0 = -gx * inv; n1 = inv; n2 = -gz * inv
+    else:
+        n0 = 1.0 if feat == 1 else (-1.0 if feat == 2 else 0.0)
+        n1 = 0.0
+        n2 = 1.0 if feat == 3 else (-1.0 if feat == 4 else 0.0)
+    na = n0 * aw[0] + n1 * aw[1] + n2 * aw[2]
+    e0[0] = -(n0 - na * aw[0]); e0[1] = -(n1 - na * aw[1]); e0[2] = -(n2 - na * aw[2])
+    le = np.sqrt(e0[0] * e0[0] + e0[1] * e0[1] + e0[2] * e0[2])
+    if le < 1e-3:
+        # any body direction across the axis: body x unless the axis is near it, else body z
+        bx, bz = (1.0, 0.0) if abs(circle[3]) < 0.9 * la else (0.0, 1.0)
+        for c in range(3):
+            e0[c] = R[c, 0] * bx + R[c, 2] * bz
+        ea = e0[0] * aw[0] + e0[1] * aw[1] + e0[2] * aw[2]
+        e0[0] -= ea * aw[0]; e0[1] -= ea * aw[1]; e0[2] -= ea * aw[2]
+        le = np.sqrt(e0[0] * e0[0] + e0[1] * e0[1] + e0[2] * e0[2])
+    e0[0] /= le; e0[1] /= le; e0[2] /= le
+
+
 @njit(cache=True)
 def detect_static(n, bodies, motion, shapes, ground, con, count):
     """Append to con (from index count) the contacts of every awake body's points with the bed and
@@ -128,9 +207,11 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     active, pos, radius, model_id = motion.awake, bodies.pos, bodies.radius, bodies.model_id
     rot, margin = motion.rot, motion.margin
     pt_start, pts, pt_rad = shapes.point_start, shapes.points, shapes.point_radius
+    c_start, circles = shapes.circle_start, shapes.circles
     bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
         ground.soft
     p = np.empty(3); q = np.empty(3)
+    cw = np.empty(3); aw = np.empty(3); e0 = np.empty(3); e1 = np.empty(3)
     # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
     # bed_max everywhere and the distance to it along its normal is (y - h) cos, with cos >= cos_min
     # = 1 / sqrt(1 + gx^2 + gz^2) at the steepest bilinear slopes (neighbour differences / dx)
@@ -188,42 +269,23 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                key = contact_key(i, -1, k - k0, feat)
-                if feat == 0:
-                    h, gx, gz = bed_height(bed, dx, p[0], p[2])
-                    inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
-                    d = (p[1] - h) * inv - rad
-                    # over a steep ramp (a ledge's face) the tangent plane's distance underestimates
-                    # the gap to a point above the ramp's top. Every bed point within rad + m of the
-                    # point horizontally is no higher than `top` (every patch that disc reaches), so
-                    # its distance from the ball is at least p_y - rad - top; bed points farther
-                    # out are beyond the margin m. So the gap is at least that, and such a point can
-                    # only come down onto the bed (normal up); else the plane would stand as a wall
-                    # above the ledge. (The patch under the point alone is no bound: on a slope a
-                    # ball touches uphill of its centre, and a sphere on a 20 degree slope stuck.)
-                    # On a plane slope this never overrides d: it would need g (1 - cos) > m tan.
-                    above = p[1] - bed_top_under(bed, dx, p[0], p[2], rad + m) - rad
-                    if above > d:
-                        d = above; gx = 0.0; gz = 0.0; inv = 1.0
-                    if d < m:
-                        q[0] = p[0] + rad * gx * inv; q[1] = p[1] - rad * inv; q[2] = p[2] + rad * gz * inv
-                        cx = min(max(int(np.floor(q[0] / dx)), 0), nx - 1)
-                        cz = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
-                        if soft[cz, cx]:
-                            key = contact_key(i, -1, k - k0, SOFT_FLOOR)
-                        count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
-                    continue
-                q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
-                if feat == 1:
-                    d = p[0] - rad; q[0] -= rad; n0 = 1.0; n2 = 0.0
-                elif feat == 2:
-                    d = size_x - p[0] - rad; q[0] += rad; n0 = -1.0; n2 = 0.0
-                elif feat == 3:
-                    d = p[2] - rad; q[2] -= rad; n0 = 0.0; n2 = 1.0
-                else:
-                    d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
-                if d < m:
-                    count = _push(count, i, -1, q, n0, 0.0, n2, d, key, con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con)
+            # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
+            # and three more a quarter turn apart (a rim lying flat on it stands on their square)
+            n_pts = pt_start[mid + 1] - k0
+            for j in range(c_start[mid], c_start[mid + 1]):
+                _circle_frame(pos[i], R, circles[j], feat, bed, dx, cw, aw, e0)
+                e1[0] = aw[1] * e0[2] - aw[2] * e0[1]
+                e1[1] = aw[2] * e0[0] - aw[0] * e0[2]
+                e1[2] = aw[0] * e0[1] - aw[1] * e0[0]
+                rr = circles[j, 6]
+                for t in range(4):
+                    cs = 1.0 if t == 0 else (-1.0 if t == 2 else 0.0)
+                    sn = 1.0 if t == 1 else (-1.0 if t == 3 else 0.0)
+                    for c in range(3):
+                        p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
+                    count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
+                                          soft, size_x, size_z, con)
     return count
 
 
@@ -759,9 +821,12 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
             break
     _settle_bounces(nc, con, vel, angvel, inv_mass, settings.bounce_iterations)
     # toi per body for rigid.drift: -1 no impulse; tau >= 0 it bounced at tau (impulsive); -2 it was
-    # held (resting or speculative contact, a force through the step), which outranks a bounce
+    # held (resting or speculative contact, a force through the step), which outranks a bounce. A
+    # contact that strikes at tau counts whether or not the sweeps routed impulse through it: when
+    # a later-striking one took it all, the body must still turn at the first strike, or that
+    # point would travel on through the surface until the later one's tau
     for c in range(nc):
-        if jn[c] > 0.0:
+        if jn[c] > 0.0 or S[c, TOI] >= 0.0:
             tau = S[c, TOI]
             for i in (ca[c], cb[c]):
                 if i >= 0:

@@ -52,6 +52,8 @@ Shapes        every model's collision geometry, packed (BodyStore.packed())
   prims       (Q, 16) float   packed primitive (engine/bodies.py Primitive.pack; slot 15: kind)
   point_radius (M,) float     radius of a model's points (0: vertices; a sphere: one ball)
   pair_with_points (M,) bool  test the pair points too (a bottle: its flat base)
+  circle_start (M + 1,) int64 model m's rims are circles[circle_start[m]:circle_start[m + 1]]
+  circles     (C, 7) float    body-frame rim circles against the pool: centre xyz, axis xyz, radius
 
 Ground        the pool a body can touch
   bed         (nz, nx) float  bed height at cell centres, m
@@ -96,7 +98,7 @@ Bodies = namedtuple("Bodies", ["alive", "pos", "vel", "angvel", "quat", "force",
 Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff", "vel0", "angvel0", "vel_pre",
                                "margin", "toi", "touching", "push_v", "push_w", "sand_k"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
-                               "point_radius", "pair_with_points"])
+                               "point_radius", "pair_with_points", "circle_start", "circles"])
 Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
 Pairs = namedtuple("Pairs", ["a", "b"])
 Contacts = namedtuple("Contacts", ["body_a", "body_b", "point", "normal", "separation", "key", "jn", "jt",
