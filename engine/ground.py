@@ -46,6 +46,12 @@ HARD_PULSE = 1e-3          # s: an impact pulse on hard ground (Mould 1952, abou
 SAND_MU = 0.6              # tan of dry sand's angle of repose (about 31 degrees)
 SAND_DENSITY = 1600.0      # kg/m^3: bulk density of dry sand (grains 2650 kg/m^3 at 60% packing)
 SOFT_BEDS = ("sand",)      # [look] bed materials that are soft ground
+# rolling resistance of loose dry sand: a torque C_rr N R against rolling (R the contact's lever
+# arm). For a rigid roller C_rr ~ sqrt(z / D) with z its sinkage and D its diameter; a glass
+# bottle on dry sand sinks about 1% of its diameter (a 0.3 kg bottle's line load of 15 N/m on
+# sand of bearing capacity ~1.5 kPa: z ~ 0.7 mm on D = 74 mm), so C_rr ~ 0.1. A body rests on a
+# slope of sand where tan(theta) < C_rr, and rolls down steeper ones at g (sin - C_rr cos) / (1 + k).
+SAND_ROLLING = 0.1
 
 
 def sand_cells(level: "Level", shape: tuple[int, int]) -> NDArray[np.uint8]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.ground import SAND_ROLLING
 from engine.kernels import narrow, rigid
 
 CAPSULE, BOX = 0, 1
@@ -608,6 +609,11 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     converges); then up to bounce_iterations sweeps over the contacts that bounce
     (_settle_bounces); push_iterations split-impulse sweeps.
 
+    Rolling resistance on loose sand (engine/ground.py SAND_ROLLING): at each sand contact the
+    angular impulse about each tangent axis t that stops the body's w . t, accumulated within
+    +-C_rr R_t jn, R_t the contact's distance from the axis along t through the body's centre (the
+    torque C_rr N R that holds a round body on a gentle slope of sand and slows one rolling on it).
+
     Split impulses: penetration deeper than settings.penetration_slop is removed by a separate
     pseudo-velocity (push_v, push_w; rigid.drift moves the bodies by them, and they are never added
     to vel, angvel), target min(beta (-d - slop) / dt, max_push), accumulated >= 0: pushing bodies
@@ -633,6 +639,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     sand_k = motion.sand_k
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
+    roll = np.zeros((nc, 2))       # per contact and tangent axis: C_rr R_t on sand, 0 elsewhere
+    lam_roll = np.zeros((nc, 2))   # accumulated angular impulse about TANGENT1, TANGENT2, N m s
     for c in range(nc):
         a, b = ca[c], cb[c]
         row = S[c]
@@ -706,6 +714,15 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         # the crater is dug first; the push lifts the body out after
         row[PUSH_TARGET] = min(beta * (-d - slop) / dt, max_push) if d < -slop and not digging else 0.0
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
+        # rolling resistance on sand: the angular impulse about each tangent axis t is held within
+        # C_rr R_t jn (a torque C_rr N R), R_t the contact's distance from the axis through the
+        # body's centre along t (a cylinder rolling about its own axis: its radius)
+        if sand:
+            r0 = cp[c, 0] - pos[a, 0]; r1 = cp[c, 1] - pos[a, 1]; r2 = cp[c, 2] - pos[a, 2]
+            for j in range(2):
+                o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
+                along = r0 * row[o] + r1 * row[o + 1] + r2 * row[o + 2]
+                roll[c, j] = SAND_ROLLING * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
     if npk > 0 and warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts
         # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
@@ -812,6 +829,25 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                         vb0 -= m * row[TANGENT2 + DIR]; wb0 -= d2 * row[TANGENT2 + TURN_B]
                         vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
                         vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
+            if roll[c, 0] > 0.0 and new > 0.0:
+                # rolling resistance (body a against the static bed): per tangent axis t, the angular
+                # impulse that stops w . t, accumulated within +-C_rr R_t jn
+                Ia = inv_iw[a]
+                for j in range(2):
+                    lim_r = roll[c, j] * new
+                    o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
+                    t0 = row[o]; t1 = row[o + 1]; t2 = row[o + 2]
+                    i0 = Ia[0, 0] * t0 + Ia[0, 1] * t1 + Ia[0, 2] * t2
+                    i1 = Ia[1, 0] * t0 + Ia[1, 1] * t1 + Ia[1, 2] * t2
+                    i2 = Ia[2, 0] * t0 + Ia[2, 1] * t1 + Ia[2, 2] * t2
+                    kt = t0 * i0 + t1 * i1 + t2 * i2
+                    if kt <= 0.0:
+                        continue
+                    lr = lam_roll[c, j] - (wa0 * t0 + wa1 * t1 + wa2 * t2) / kt
+                    lr = min(max(lr, -lim_r), lim_r)
+                    dl = lr - lam_roll[c, j]
+                    lam_roll[c, j] = lr
+                    wa0 += i0 * dl; wa1 += i1 * dl; wa2 += i2 * dl
             vel[a, 0] = va0; vel[a, 1] = va1; vel[a, 2] = va2
             angvel[a, 0] = wa0; angvel[a, 1] = wa1; angvel[a, 2] = wa2
             if pair:
