@@ -193,3 +193,23 @@ def test_a_cylinder_rolling_on_level_sand_slows_at_c_rr_g_over_one_plus_k():
     assert (v1 - v2) / (24 * sim.dt) == pytest.approx(want, rel=0.05)
     sim.step(240)
     assert float(b.position[0]) - x0 == pytest.approx(1.0 / (2 * want), rel=0.05)
+
+
+def test_a_ball_rolls_down_sand_against_its_rolling_resistance():
+    """A stone ball (k = 2/5) on a 20 degree slope of sand: a = g (sin - C_rr cos) / (1 + k), within 5%."""
+    import numpy as np
+    theta = math.radians(20.0)
+    sim = _level("sand", restitution=0.0)
+    sim.get_system("IntegrateBodies").sleep_after = math.inf
+    nx = sim.water.bed.shape[1]
+    sim.water.bed[:] = math.tan(theta) * (np.arange(nx) + 0.5) * sim.water.dx
+    r = 0.06
+    centre = np.array([1.6, math.tan(theta) * 1.6, 0.5]) + (r + 1e-4) * np.array([-math.sin(theta), math.cos(theta), 0.0])
+    b = sim.body(sim.spawn_body("sphere", 2600.0, tuple(centre), radius=r))
+    down = np.array([-math.cos(theta), -math.sin(theta), 0.0])
+    sim.step(12)
+    v1 = float(b.velocity @ down)
+    sim.step(48)
+    v2 = float(b.velocity @ down)
+    want = G * (math.sin(theta) - C_RR * math.cos(theta)) / (1 + 0.4)
+    assert (v2 - v1) / (48 * sim.dt) == pytest.approx(want, rel=0.05)
