@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from engine import Simulation
@@ -135,7 +136,6 @@ def test_sand_stops_a_body_in_its_crater(e):
 
 def _lying_cylinder(sim: Simulation, theta: float, x: float, r: float):
     """A cylinder of glass density (radius r, 0.2 m long) lying across a bed that rises along x at theta."""
-    import numpy as np
     nx = sim.water.bed.shape[1]
     sim.water.bed[:] = math.tan(theta) * (np.arange(nx) + 0.5) * sim.water.dx
     up = np.array([-math.sin(theta), math.cos(theta), 0.0])
@@ -155,7 +155,6 @@ def test_a_cylinder_rolls_down_tiles_and_sand_against_sand_rolling_resistance(th
     the contact with rolling resistance C_rr N R; C_rr = 0 on tiles), k the 32-gon prism's
     (1 + 2 cos^2(pi/32)) / 6; where tan theta < C_rr sand holds it (under 1 cm/s after 2 s).
     Acceleration within 5%."""
-    import numpy as np
     theta = math.radians(theta_deg)
     sim = _level(bed, restitution=0.0)
     sim.get_system("IntegrateBodies").sleep_after = math.inf
@@ -177,7 +176,6 @@ def test_a_cylinder_rolls_down_tiles_and_sand_against_sand_rolling_resistance(th
 def test_a_cylinder_rolling_on_level_sand_slows_at_c_rr_g_over_one_plus_k():
     """Set rolling at 1 m/s on level sand, it decelerates at C_rr g / (1 + k) (0.65 m/s^2) and stops
     after v^2 (1 + k) / (2 C_rr g) = 0.76 m; within 5%."""
-    import numpy as np
     sim = _level("sand", restitution=0.0)
     sim.get_system("IntegrateBodies").sleep_after = math.inf
     b = _lying_cylinder(sim, 0.0, 0.3, 0.04)
@@ -197,7 +195,6 @@ def test_a_cylinder_rolling_on_level_sand_slows_at_c_rr_g_over_one_plus_k():
 
 def test_a_ball_rolls_down_sand_against_its_rolling_resistance():
     """A stone ball (k = 2/5) on a 20 degree slope of sand: a = g (sin - C_rr cos) / (1 + k), within 5%."""
-    import numpy as np
     theta = math.radians(20.0)
     sim = _level("sand", restitution=0.0)
     sim.get_system("IntegrateBodies").sleep_after = math.inf
