@@ -639,8 +639,18 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     sand_k = motion.sand_k
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
-    roll = np.zeros((nc, 2))       # per contact and tangent axis: C_rr R_t on sand, 0 elsewhere
-    lam_roll = np.zeros((nc, 2))   # accumulated angular impulse about TANGENT1, TANGENT2, N m s
+    # rolling resistance rows, per contact and tangent axis (sized 0 where no body is on sand):
+    # roll_lim C_rr R_t (0 off sand), roll_turn I_a^-1 t, roll_mass 1 / (t I_a^-1 t), lam_roll the
+    # accumulated angular impulse about t, N m s
+    ns = 0
+    for c in range(nc):
+        if cb[c] < 0 and sand_k[ca[c]] > 0.0:
+            ns = nc
+            break
+    roll_lim = np.zeros((ns, 2))
+    roll_turn = np.empty((ns, 2, 3))
+    roll_mass = np.zeros((ns, 2))
+    lam_roll = np.zeros((ns, 2))
     for c in range(nc):
         a, b = ca[c], cb[c]
         row = S[c]
@@ -719,10 +729,17 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         # body's centre along t (a cylinder rolling about its own axis: its radius)
         if sand:
             r0 = cp[c, 0] - pos[a, 0]; r1 = cp[c, 1] - pos[a, 1]; r2 = cp[c, 2] - pos[a, 2]
+            Ia = inv_iw[a]
             for j in range(2):
                 o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
-                along = r0 * row[o] + r1 * row[o + 1] + r2 * row[o + 2]
-                roll[c, j] = SAND_ROLLING * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
+                t0 = row[o]; t1 = row[o + 1]; t2 = row[o + 2]
+                along = r0 * t0 + r1 * t1 + r2 * t2
+                for u in range(3):
+                    roll_turn[c, j, u] = Ia[u, 0] * t0 + Ia[u, 1] * t1 + Ia[u, 2] * t2
+                kt = t0 * roll_turn[c, j, 0] + t1 * roll_turn[c, j, 1] + t2 * roll_turn[c, j, 2]
+                if kt > 0.0:               # a sleeper (inverse inertia 0) is not turned
+                    roll_mass[c, j] = 1.0 / kt
+                    roll_lim[c, j] = SAND_ROLLING * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
     if npk > 0 and warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts
         # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
@@ -829,25 +846,17 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                         vb0 -= m * row[TANGENT2 + DIR]; wb0 -= d2 * row[TANGENT2 + TURN_B]
                         vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
                         vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
-            if roll[c, 0] > 0.0 and new > 0.0:
+            if ns and roll_mass[c, 0] > 0.0:
                 # rolling resistance (body a against the static bed): per tangent axis t, the angular
-                # impulse that stops w . t, accumulated within +-C_rr R_t jn
-                Ia = inv_iw[a]
+                # impulse that stops w . t, accumulated within +-C_rr R_t jn (released as jn falls)
                 for j in range(2):
-                    lim_r = roll[c, j] * new
                     o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
-                    t0 = row[o]; t1 = row[o + 1]; t2 = row[o + 2]
-                    i0 = Ia[0, 0] * t0 + Ia[0, 1] * t1 + Ia[0, 2] * t2
-                    i1 = Ia[1, 0] * t0 + Ia[1, 1] * t1 + Ia[1, 2] * t2
-                    i2 = Ia[2, 0] * t0 + Ia[2, 1] * t1 + Ia[2, 2] * t2
-                    kt = t0 * i0 + t1 * i1 + t2 * i2
-                    if kt <= 0.0:
-                        continue
-                    lr = lam_roll[c, j] - (wa0 * t0 + wa1 * t1 + wa2 * t2) / kt
+                    lim_r = roll_lim[c, j] * new
+                    lr = lam_roll[c, j] - roll_mass[c, j] * (wa0 * row[o] + wa1 * row[o + 1] + wa2 * row[o + 2])
                     lr = min(max(lr, -lim_r), lim_r)
                     dl = lr - lam_roll[c, j]
                     lam_roll[c, j] = lr
-                    wa0 += i0 * dl; wa1 += i1 * dl; wa2 += i2 * dl
+                    wa0 += roll_turn[c, j, 0] * dl; wa1 += roll_turn[c, j, 1] * dl; wa2 += roll_turn[c, j, 2] * dl
             vel[a, 0] = va0; vel[a, 1] = va1; vel[a, 2] = va2
             angvel[a, 0] = wa0; angvel[a, 1] = wa1; angvel[a, 2] = wa2
             if pair:
