@@ -38,7 +38,7 @@ from engine.meshes import BOX, CAPSULE, MassProperties, Model, Primitive
 KINDS = ("bottle", "shard", "prop")
 SHARD_POINTS = 16      # contact points per fragment: a farthest-point subset of its convex hull's vertices (18-48)
 SHARD_PAIR_POINTS = 8  # ... of which these (its corners) meet other bodies
-BOTTLE_POINTS = 1000   # contact points per bottle: all its vertices (a 30-gon lying on a face needs both edge lines)
+BOTTLE_POINTS = 1000   # contact points per bottle: all its hull vertices but its widest rims' (those meet the pool as circles)
 BOTTLE_PAIR_POINTS = 64  # ... of which these (well spread) meet other bodies
 PROP_POINTS = 64       # contact points per prop model
 # the contact solver's memory in the store (per contact, not per slot): save-tree name -> attribute
@@ -336,10 +336,12 @@ def centred_model(name: str, vertices: NDArray, triangles: NDArray, props: MassP
     circles, keep = meshes.rim_circles(vertices) if rims else (np.zeros((0, 7)), None)
     circles[:, :3] -= props.com
     v = np.asarray(vertices, float) - props.com
-    # only vertices of the convex hull can be supports against a plane (the floor, a wall)
-    hull = meshes.hull_mask(v)
-    keep = hull if keep is None else keep & hull
-    pts = np.zeros((1, 3)) if ball > 0.0 else meshes.farthest_points(v[keep], n_points)
+    if ball > 0.0:
+        pts = np.zeros((1, 3))
+    else:
+        # only vertices of the convex hull can be supports against a plane (the floor, a wall)
+        hull = meshes.hull_mask(v)
+        pts = meshes.farthest_points(v[hull if keep is None else keep & hull], n_points)
     pair = None if n_pair_points is None else meshes.farthest_points(v, n_pair_points)
     if prims is None:
         prims = (meshes.fit_box(v),)
@@ -393,7 +395,7 @@ def shape_model(store: BodyStore, model: str, density: float, *, size: Sequence[
     if model == "sphere":   # the ball it stands for (it collides as one), not the inscribed polyhedron
         vol = 4.0 / 3.0 * np.pi * r**3
         # the water sees the polyhedron scaled to the ball's volume (the inscribed one holds 96.6% of
-        # it at subdivision 2, and a ball of density 980 sank): Archimedes' force is rho g V
+        # it at subdivision 2): Archimedes' force is rho g V of the ball
         coupling = (v * (vol / unit.volume) ** (1.0 / 3.0), t)
         unit = MassProperties(vol, vol, unit.com, 0.4 * vol * r * r * np.eye(3))
     mid = store.model_for(key)

@@ -135,8 +135,8 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
         # least p_y - rad - top; bed points farther out are beyond the margin m. So the gap is at
         # least that, and such a point can only come down onto the bed (normal up); else the plane
         # would stand as a wall above the ledge. (The patch under the point alone is no bound: on a
-        # slope a ball touches uphill of its centre, and a sphere on a 20 degree slope stuck.) On a
-        # plane slope this never overrides d: it would need g (1 - cos) > m tan.
+        # slope a ball touches uphill of its centre, over a higher patch.) On a plane slope this
+        # never overrides d: it would need g (1 - cos) > m tan.
         above = p[1] - bed_top_under(bed, dx, p[0], p[2], rad + m) - rad
         if above > d:
             d = above; gx = 0.0; gz = 0.0; inv = 1.0

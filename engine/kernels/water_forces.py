@@ -353,9 +353,8 @@ def _body_loads(b, models, bodies, active, planes, water, coefs, loads, world, p
             # (divergence theorem on the submerged volume), so a column wholly under water (bottom
             # and deck) adds nothing, IF each piece's integral is exact: v_y(r) is linear, and the
             # torque's r_z v_y, r_x v_y are quadratic, integrated by their corners (pressure_moments'
-            # rule); at the centroid alone a box's two deck triangles, once under water, outweighed
-            # the bottom's and the damping of roll turned into pumping (a box of density 850
-            # rocked up to 28 degrees)
+            # rule; at the centroid alone the deck and bottom pieces of a submerged column no longer
+            # cancel, and the roll "damping" does positive work)
             wn = -wgt * ny_
             pa = wn * area
             awp += pa

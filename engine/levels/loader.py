@@ -12,6 +12,7 @@ from engine.levels.checks import _clean, check_contents, check_files
 from engine.levels.fields import Problem, build
 from engine.levels.locate import LineMap
 from engine.levels.schema import Level
+from engine.paths import find_level, suggest_level
 from engine.text import printable
 
 MAX_LEVEL_BYTES = 4 * 2**20   # a level is a page of TOML; 4 MiB is far beyond any real one
@@ -145,7 +146,6 @@ def load_level(path: str | Path) -> Level:
     """Read and validate a level file: a path, or a bundled level's name as `bottles levels` lists
     it ("beach"; `engine.paths.find_level`). Raises LevelError (never a bare traceback's worth of
     noise)."""
-    from engine.paths import find_level
     p = find_level(str(path))
     try:
         if p.exists() and not p.is_file():
@@ -155,7 +155,6 @@ def load_level(path: str | Path) -> Level:
                                               f"{MAX_LEVEL_BYTES / 2**20:.0f} MiB")])
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        from engine.paths import suggest_level
         raise LevelError([(str(p), 0, "", f"no such level file{suggest_level(p)} "
                                           "(try `bottles levels` for the bundled ones)")]) from None
     except (OSError, UnicodeDecodeError) as exc:

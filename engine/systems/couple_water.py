@@ -191,7 +191,7 @@ class CoupleWater(System):
         # a blocker's solid columns are the cells whose centres it stands over (engine/blocking.py):
         # its covered height is sampled at the centres too (as for a body SMALL_BODY cells wide),
         # or a column half under its edge would hold it aside twice, once as a solid column and
-        # once as covered height beside one (a 0.25 m cube off the grid raised the water 14% too much)
+        # once as covered height beside one
         cov = bodies
         blocking = self.blockers.blocking
         if len(blocking) == n and blocking.any():

@@ -516,9 +516,8 @@ def _clip_back(part, h, lim, k, i, e, p):
     shore and hull ramps (w = shore hull, which fade what has moved towards a shore or a hull), and
     eta within the cap: e = clip(e w, -cap, cap), cap = HALF h lam, p w. The depth limiter is not
     applied again: the split took lam times the part out, and scaling what comes back by lam once
-    more would lose lam (1 - lam) of it every step wherever lam < 1 (with the ramp then reaching to
-    max(2 cm, dx), a standing wave 4.5 cm deep under 5 cm cells kept 0.1% of its amplitude over
-    two periods). Returns (e, r, cap, lam) in `_clip`'s form e = r lam, |r| <= HALF h."""
+    more would lose lam (1 - lam) of it every step wherever lam < 1. Returns (e, r, cap, lam) in
+    `_clip`'s form e = r lam, |r| <= HALF h."""
     lk = lim.lam[k, i]
     c = HALF * h[k, i]
     if lk > 0.0:
