@@ -10,8 +10,10 @@ cell (feature kind SOFT_FLOOR, engine/kernels/contacts.py) that strikes it faste
 CRATER_ENTRY (1 m/s, a drop of 5 cm) is not bounced but slowed over time: its normal speed s
 falls as ds/dt = -1.5 s^2 / d(s), d the crater depth below, so that it comes to rest d under the
 surface and is 90% slower after 2.3 d / s, the stop the experiments below found. The drag acts
-along the point's velocity, so its tangential speed falls in the same proportion: a bottle
-thrown at a slant digs in instead of skidding on or vaulting over its neck. A slower landing
+along the motion, so the tangential speed falls in the same proportion: a bottle thrown at a
+slant digs in instead of skidding on or vaulting over its neck. On a ball it acts through the
+centre (the grains press along the sphere's normals), so a ball thrown at a slant digs in along
+its line of flight instead of rolling on. A slower landing
 just stops on the surface (no rebound). Once a body has stopped, the split-impulse push lifts it
 back to the surface, and it rests and slides on sand with Coulomb friction like on any floor.
 
@@ -46,12 +48,43 @@ HARD_PULSE = 1e-3          # s: an impact pulse on hard ground (Mould 1952, abou
 SAND_MU = 0.6              # tan of dry sand's angle of repose (about 31 degrees)
 SAND_DENSITY = 1600.0      # kg/m^3: bulk density of dry sand (grains 2650 kg/m^3 at 60% packing)
 SOFT_BEDS = ("sand",)      # [look] bed materials that are soft ground
-# rolling resistance of loose dry sand: a torque C_rr N R against rolling (R the contact's lever
-# arm). For a rigid roller C_rr ~ sqrt(z / D) with z its sinkage and D its diameter; a glass
-# bottle on dry sand sinks about 1% of its diameter (a 0.3 kg bottle's line load of 15 N/m on
-# sand of bearing capacity ~1.5 kPa: z ~ 0.7 mm on D = 74 mm), so C_rr ~ 0.1. A body rests on a
-# slope of sand where tan(theta) < C_rr, and rolls down steeper ones at g (sin - C_rr cos) / (1 + k).
+# Rolling resistance of loose dry sand: a torque C_rr N R at each sand contact (contacts.solve). A
+# rigid roller sinks z0 until the soil's pressure p = k z (Bekker's pressure-sinkage law with
+# n = 1) carries its weight W on the front half of its contact (the sand does not spring back
+# behind it); rolling on compacts a rut z0 deep, work k z^2 / 2 per unit area, which is the force
+# C_rr W against rolling (Bekker's compaction resistance). For a cylinder of diameter D and length
+# L lying across its path, and for a ball of diameter D:
+#   cylinder: W = (2/3) k L sqrt(D) z0^(3/2),  C_rr W = k L z0^2 / 2,               C_rr = (3/4) sqrt(z0 / D)
+#   ball:     W = (pi / 4) k D z0^2,           C_rr W = (8/15) k sqrt(D) z0^(5/2),  C_rr = (32 / (15 pi)) sqrt(z0 / D)
+# so a heavier body sinks deeper and rolls harder: C_rr grows as W^(1/6) (cylinder) or W^(1/4) (ball).
+# SAND_MODULUS k: Bekker's dry sand (Wong, Theory of Ground Vehicles, Table 2.3: n = 1.1, k_phi =
+# 1528 kN/m^(n+2)) at millimetre sinkage, k_phi z^0.1 = 0.84-1.0 MN/m^3 for z = 2.5-17 mm. An empty
+# bottle lying on sand sinks 2.6 mm (C_rr 0.14), a 2.35 kg stone ball 17 mm (C_rr 0.26): both
+# rest on the beach's 7 degrees (tan 0.123). Bodies that are not round (boxes, shards: they tip
+# over an edge rather than roll) keep SAND_ROLLING.
+SAND_MODULUS = 0.85e6      # N/m^3
 SAND_ROLLING = 0.1
+
+
+def sand_rolling(weight: NDArray[np.float64], ball_radius: NDArray[np.float64], rim_radius: NDArray[np.float64],
+                 rim_length: NDArray[np.float64]) -> NDArray[np.float64]:
+    """C_rr of each body on loose sand (the equations above): a ball where ball_radius > 0, a
+    cylinder (a body of revolution on its widest rims, `meshes.rim_circles`) where rim_radius > 0
+    and rim_length > 0, SAND_ROLLING otherwise. weight in N, lengths in m."""
+    w = np.maximum(np.asarray(weight, float), 0.0)
+    rb = np.asarray(ball_radius, float)
+    rc = np.asarray(rim_radius, float)
+    lc = np.asarray(rim_length, float)
+    out = np.full(w.shape, SAND_ROLLING)
+    ball = rb > 0.0
+    d = 2.0 * rb[ball]
+    z = np.sqrt(4.0 * w[ball] / (math.pi * SAND_MODULUS * d))
+    out[ball] = 32.0 / (15.0 * math.pi) * np.sqrt(z / d)
+    cyl = ~ball & (rc > 0.0) & (lc > 0.0)
+    d = 2.0 * rc[cyl]
+    z = (1.5 * w[cyl] / (SAND_MODULUS * lc[cyl] * np.sqrt(d))) ** (2.0 / 3.0)
+    out[cyl] = 0.75 * np.sqrt(z / d)
+    return out
 
 
 def sand_cells(level: "Level", shape: tuple[int, int]) -> NDArray[np.uint8]:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.ground import SAND_ROLLING
 from engine.kernels import narrow, rigid
 
 CAPSULE, BOX = 0, 1
@@ -107,22 +106,24 @@ def contact_key(a, b, k, kind):
 
 
 @njit(cache=True)
-def _push(count, a, b, p, nx, ny, nz, d, key, con):
-    """Write contact `count` of con (if it fits) and return count + 1."""
+def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
+    """Write contact `count` of con (if it fits; pivot: `centre`) and return count + 1."""
     if count < con.body_a.shape[0]:
         con.key[count] = key
         con.body_a[count] = a; con.body_b[count] = b
         con.point[count, 0] = p[0]; con.point[count, 1] = p[1]; con.point[count, 2] = p[2]
+        con.pivot[count, 0] = centre[0]; con.pivot[count, 1] = centre[1]; con.pivot[count, 2] = centre[2]
         con.normal[count, 0] = nx; con.normal[count, 1] = ny; con.normal[count, 2] = nz
         con.separation[count] = d
     return count + 1
 
 
 @njit(cache=True, inline="always")
-def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con):
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, centre, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
     vertex) with `feat` (0 the floor, 1-4 the walls x = 0, x = size_x, z = 0, z = size_z) if it is
-    within the margin m; return the new count. q: scratch (3,)."""
+    within the margin m; return the new count. centre: Contacts.pivot, p (a ball's centre, or the
+    vertex itself). q: scratch (3,)."""
     nz, nx = bed.shape
     key = contact_key(i, -1, k, feat)
     if feat == 0:
@@ -146,7 +147,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
             cz = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
             if soft[cz, cx]:
                 key = contact_key(i, -1, k, SOFT_FLOOR)
-            count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, con)
+            count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, centre, con)
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
     if feat == 1:
@@ -158,7 +159,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
     else:
         d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
     if d < m:
-        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, con)
+        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, centre, con)
     return count
 
 
@@ -270,7 +271,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, p, con)
             # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
             # and three more a quarter turn apart (a rim lying flat on it stands on their square)
             n_pts = pt_start[mid + 1] - k0
@@ -286,7 +287,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     for c in range(3):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
-                                          soft, size_x, size_z, con)
+                                          soft, size_x, size_z, p, con)
     return count
 
 
@@ -571,6 +572,23 @@ def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
         row[o + MASS] += inv_m + x0 * w0 + x1 * w1 + x2 * w2
 
 
+@njit(cache=True, inline="always")
+def _arms_through(row, r0, r1, r2, inv_i, inv_m):
+    """Redo body a's tangent blocks (TANGENT1, TANGENT2) of a contact with the pool (no body b) for
+    a force applied at r (from a's centre of mass) instead of at the contact point: arm, turn and
+    the inverted effective mass."""
+    for k in range(1, 3):
+        o = BLOCK * k
+        x0, x1, x2 = _cross(r0, r1, r2, row[o + DIR], row[o + DIR + 1], row[o + DIR + 2])
+        row[o + ARM_A] = x0; row[o + ARM_A + 1] = x1; row[o + ARM_A + 2] = x2
+        w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
+        w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
+        w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
+        row[o + TURN_A] = w0; row[o + TURN_A + 1] = w1; row[o + TURN_A + 2] = w2
+        s = inv_m + x0 * w0 + x1 * w1 + x2 * w2
+        row[o + MASS] = 1.0 / s if s > 0.0 else 0.0
+
+
 @njit(cache=True)
 def _crater(row, a, b, v, h, k, vel, angvel):
     """A contact digging into loose sand at normal speed v < 0 (engine/ground.py): its speed s = |v|
@@ -578,8 +596,14 @@ def _crater(row, a, b, v, h, k, vel, angvel):
     2003). Then s^(-1/3) grows linearly, s(t + h) = (s^(-1/3) + h / (2 k))^(-3) (the target), and
     the point comes to rest exactly d below where it met the sand at s, 90% slower by 2.3 d / s
     (Ambroso et al. 2005: stopped in about 3 d / s); it never rebounds. The crater's drag acts
-    along the point's velocity, so its tangential speed falls in the same proportion: the
-    friction bound is at least |v_t| / |v_n|."""
+    along the motion (Katsuragi & Durian 2007), so the tangential speed falls in the same
+    proportion: the friction bound is at least |v_t| / |v_n|. The grains press on the body's
+    surface along its normal, so on a ball the drag passes through its centre and does not spin
+    it: the tangent rows (`_arms_through`, before this call) act at Contacts.pivot, and v_t is the
+    pivot's tangential velocity. A ball thrown into sand at a slant digs in along its line of
+    flight and stops in its crater instead of rolling on at 5/7 of its speed. (A rim circle's
+    points keep the contact point as their pivot: with the drag on a lying bottle's axis, a
+    bottle rocking in its crater dug itself deeper with every rock.)"""
     s = -v
     row[TARGET] = -(s ** (-1.0 / 3.0) + h / (2.0 * k)) ** -3.0
     t1 = _row_vel(row, TANGENT1, a, b, vel, angvel)
@@ -609,7 +633,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     converges); then up to bounce_iterations sweeps over the contacts that bounce
     (_settle_bounces); push_iterations split-impulse sweeps.
 
-    Rolling resistance on loose sand (engine/ground.py SAND_ROLLING): at each sand contact the
+    Rolling resistance on loose sand (engine/ground.py, motion.sand_rr): at each sand contact the
     angular impulse about each tangent axis t that stops the body's w . t, accumulated within
     +-C_rr R_t jn, R_t the contact's distance from the axis along t through the body's centre (the
     torque C_rr N R that holds a round body on a gentle slope of sand and slows one rolling on it).
@@ -628,7 +652,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     registers (one contiguous row per contact, no aliasing stores between the three directions).
     """
     ca, cb, cp, cn, cd, ck = con.body_a, con.body_b, con.point, con.normal, con.separation, con.key
-    jn, jt, vn0, S = con.jn, con.jt, con.approach, con.rows
+    jn, jt, vn0, S, piv = con.jn, con.jt, con.approach, con.rows, con.pivot
     pos, vel, angvel, restitution, friction = bodies.pos, bodies.vel, bodies.angvel, bodies.restitution, \
         bodies.friction
     vel0, angvel0, inv_mass, inv_iw = motion.vel0, motion.angvel0, motion.inv_mass_eff, motion.inv_iw
@@ -636,7 +660,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     prev_keys, prev_j, warm_scale = warm.keys, warm.impulses, warm.scale
     bounce_speed, beta, slop, max_push = settings.bounce_speed, settings.beta, settings.penetration_slop, \
         settings.max_push
-    sand_k = motion.sand_k
+    sand_k, sand_rr = motion.sand_k, motion.sand_rr
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
     # rolling resistance rows, per contact and tangent axis (sized 0 where no body is on sand):
@@ -704,6 +728,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
             if 0.0 <= tau <= dt and vi < -CRATER_ENTRY and sand:
                 # a force through the rest of the step, not an impulse (TOI stays -1: rigid.drift
                 # moves the body by the mean of its velocities)
+                _arms_through(row, piv[c, 0] - pos[a, 0], piv[c, 1] - pos[a, 1], piv[c, 2] - pos[a, 2], inv_iw[a],
+                              inv_mass[a])
                 _crater(row, a, b, vi, dt - tau, sand_k[a], vel, angvel)
             elif 0.0 <= tau <= dt and vi < -bounce_speed:
                 row[TOI] = tau
@@ -715,6 +741,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
             else:
                 row[TARGET] = -d / dt          # speculative: may close the gap, never cross it
         elif digging:
+            _arms_through(row, piv[c, 0] - pos[a, 0], piv[c, 1] - pos[a, 1], piv[c, 2] - pos[a, 2], inv_iw[a],
+                          inv_mass[a])
             _crater(row, a, b, vnp, dt, sand_k[a], vel, angvel)
         elif vnp < -bounce_speed:
             row[TOI] = 0.0                  # already touching and approaching: bounce at the start
@@ -739,7 +767,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 kt = t0 * roll_turn[c, j, 0] + t1 * roll_turn[c, j, 1] + t2 * roll_turn[c, j, 2]
                 if kt > 0.0:               # a sleeper (inverse inertia 0) is not turned
                     roll_mass[c, j] = 1.0 / kt
-                    roll_lim[c, j] = SAND_ROLLING * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
+                    roll_lim[c, j] = sand_rr[a] * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
     if npk > 0 and warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; keys of neighbouring contacts
         # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
@@ -1016,7 +1044,7 @@ def reduce_runs(nc, con, margin, settings):
     contacts with the pool: its points far from the deepest may still reach the wall this step.
 
     Kept: (nearly) the deepest contact, then greedily, among contacts within settings.keep_band
-    (m) of the deepest, the one farthest (in position, and in normal scaled by 5 cm) from those
+    (m) of the deepest (or, against the pool, sunk deeper than it), the one farthest (in position, and in normal scaled by 5 cm) from those
     kept, so the support polygon and every touching face survive.
     """
     ca, cb, cp, cn, cd, ck = con.body_a, con.body_b, con.point, con.normal, con.separation, con.key
@@ -1052,10 +1080,14 @@ def reduce_runs(nc, con, margin, settings):
             while cd[first] > dmin + 0.001:
                 first += 1
             chosen[0] = first
+            # only contacts about as deep as the deepest compete, and with the pool any sunk deeper
+            # than the band: spreading over speculative ones beside a resting face would drop the
+            # face itself, and dropping a sunk one leaves that end of a body unsupported (a bottle
+            # lying in the sand of its crater, one end 3 mm deeper than the other, rocked end to end
+            # on its deepest points and dug itself in)
+            top = max(dmin + band, -band) if b < 0 else dmin + band
             for s in range(c, e):
-                # only contacts about as deep as the deepest compete: spreading over speculative
-                # ones beside a resting face would drop the face itself
-                dist[s - c] = _feature_dist2(s, first, cp, cn) if cd[s] <= dmin + band else -1.0
+                dist[s - c] = _feature_dist2(s, first, cp, cn) if cd[s] <= top else -1.0
             for k in range(1, keep):
                 best = -1.0
                 arg = c
@@ -1095,6 +1127,7 @@ def _move(src, dst, con):
         con.separation[dst] = con.separation[src]; con.key[dst] = con.key[src]
         for i in range(3):
             con.point[dst, i] = con.point[src, i]; con.normal[dst, i] = con.normal[src, i]
+            con.pivot[dst, i] = con.pivot[src, i]
 
 
 @njit(cache=True)

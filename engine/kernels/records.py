@@ -43,6 +43,7 @@ Motion        per-body quantities of the current substep (IntegrateBodies' scrat
   push_v      (N, 3) float    split-impulse pseudo-velocity (moves the body, never enters vel)
   push_w      (N, 3) float    its angular part
   sand_k      (N,) float      crater depth d = sand_k v^(2/3) of the body landing on sand at v (engine/ground.py)
+  sand_rr     (N,) float      the body's rolling resistance coefficient on sand (ground.sand_rolling)
 
 Shapes        every model's collision geometry, packed (BodyStore.packed())
   point_start (M + 1,) int64  model m's contact points are points[point_start[m]:point_start[m + 1]]
@@ -75,6 +76,8 @@ Contacts      one row per contact point (capacity C; the first `nc` in use)
   jt          (C, 2) float    accumulated friction impulses along the two tangents, N s
   approach    (C,) float      normal relative velocity before the solve, m/s (< 0: closing)
   rows        (C, ROW) float  the solver's Jacobian rows (layout: contacts.py, DIR .. PUSH_TARGET)
+  pivot       (C, 3) float    contacts with the pool (body_b -1): where a crater's drag acts, m (world):
+                              a ball's centre (its surface's centre of curvature), else the point itself
 
 WarmStart     last substep's impulses, by sorted contact key
   keys        (K,) int64      sorted keys
@@ -96,13 +99,14 @@ import numpy as np
 Bodies = namedtuple("Bodies", ["alive", "pos", "vel", "angvel", "quat", "force", "torque", "inv_mass", "inertia",
                                "inv_inertia", "radius", "restitution", "friction", "model_id", "group", "sleep"])
 Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff", "vel0", "angvel0", "vel_pre",
-                               "margin", "toi", "touching", "push_v", "push_w", "sand_k"])
+                               "margin", "toi", "touching", "push_v", "push_w", "sand_k",
+                               "sand_rr"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
                                "point_radius", "pair_with_points", "circle_start", "circles"])
 Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
 Pairs = namedtuple("Pairs", ["a", "b"])
 Contacts = namedtuple("Contacts", ["body_a", "body_b", "point", "normal", "separation", "key", "jn", "jt",
-                                   "approach", "rows"])
+                                   "approach", "rows", "pivot"])
 WarmStart = namedtuple("WarmStart", ["keys", "impulses", "scale"])
 Impacts = namedtuple("Impacts", ["body_a", "body_b", "impulse", "point", "normal"])
 Settings = namedtuple("Settings", [
@@ -156,7 +160,7 @@ def contact_buffer(cap: int, row: int) -> Contacts:
     """Empty Contacts of capacity `cap` with `row` solver slots per contact."""
     return Contacts(np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros((cap, 3)), np.zeros((cap, 3)),
                     np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap), np.zeros((cap, 2)), np.zeros(cap),
-                    np.zeros((cap, row)))
+                    np.zeros((cap, row)), np.zeros((cap, 3)))
 
 
 def impact_buffer(cap: int) -> Impacts:
@@ -169,7 +173,8 @@ def motion_buffer(cap: int) -> Motion:
     """Per-body substep scratch for `cap` bodies."""
     return Motion(np.zeros(cap, np.bool_), np.zeros(cap, np.bool_), np.zeros((cap, 3, 3)), np.zeros((cap, 3, 3)),
                   np.zeros(cap), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap),
-                  np.zeros(cap), np.zeros(cap, np.bool_), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap))
+                  np.zeros(cap), np.zeros(cap, np.bool_), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap),
+                  np.zeros(cap))
 
 
 def no_warm_start() -> WarmStart:

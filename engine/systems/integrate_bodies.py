@@ -9,7 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
-from engine.ground import crater_coefficient
+from engine.ground import crater_coefficient, sand_rolling
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -76,6 +76,7 @@ class IntegrateBodies(System):
         self.last_contacts = 0
         self.last_substeps = 0
         self._sandy = bool(sim.sand.any())             # whether any body can land on sand
+        self._roll_cache: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int] = ((np.zeros(0),) * 3, -1)
         self.sleeping = 0
         self._mem_keys = [np.zeros(0, np.int64), np.zeros(0, np.int64)]
         self._mem_j = [np.zeros((0, 3)), np.zeros((0, 3))]
@@ -119,6 +120,20 @@ class IntegrateBodies(System):
             self._cap_bodies = cap
             self.motion = records.motion_buffer(cap)
 
+    def _roll_shapes(self, shapes: records.Shapes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per model, what rolls on sand (ground.sand_rolling): the ball radius (0: not a ball), and
+        the radius and axial length of its widest rims (0: none), m."""
+        m = len(shapes.point_radius)
+        if self._roll_cache[1] != m:
+            rim_r, rim_l = np.zeros(m), np.zeros(m)
+            for j in range(m):
+                c = shapes.circles[shapes.circle_start[j]:shapes.circle_start[j + 1]]
+                if len(c):
+                    along = c[:, :3] @ c[0, 3:6] / np.linalg.norm(c[0, 3:6])
+                    rim_r[j], rim_l[j] = c[:, 6].max(), along.max() - along.min()
+            self._roll_cache = ((np.asarray(shapes.point_radius, float).copy(), rim_r, rim_l), m)
+        return self._roll_cache[0]
+
     def settings(self, gravity: float) -> records.Settings:
         """The kernels' constants for this step (sleep_after may have been changed on the system)."""
         return records.settings(
@@ -144,6 +159,9 @@ class IntegrateBodies(System):
         motion = self.motion
         if self._sandy:
             motion.sand_k[:n] = crater_coefficient(st.mass[:n], st.volume[:n], sim.gravity)
+            ball_r, rim_r, rim_l = self._roll_shapes(shapes)
+            mid = st.model_id[:n]
+            motion.sand_rr[:n] = sand_rolling(st.mass[:n] * sim.gravity, ball_r[mid], rim_r[mid], rim_l[mid])
         settings = self.settings(sim.gravity)
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, bodies, dt) + sim.gravity * dt * dt
