@@ -119,11 +119,11 @@ def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
 
 
 @njit(cache=True, inline="always")
-def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, centre, con):
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
     vertex) with `feat` (0 the floor, 1-4 the walls x = 0, x = size_x, z = 0, z = size_z) if it is
-    within the margin m; return the new count. centre: Contacts.pivot, p (a ball's centre, or the
-    vertex itself). q: scratch (3,)."""
+    within the margin m; return the new count. Its Contacts.pivot is p: a ball's centre, or the
+    vertex itself. q: scratch (3,)."""
     nz, nx = bed.shape
     key = contact_key(i, -1, k, feat)
     if feat == 0:
@@ -147,7 +147,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
             cz = min(max(int(np.floor(q[2] / dx)), 0), nz - 1)
             if soft[cz, cx]:
                 key = contact_key(i, -1, k, SOFT_FLOOR)
-            count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, centre, con)
+            count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, p, con)
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
     if feat == 1:
@@ -159,7 +159,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
     else:
         d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
     if d < m:
-        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, centre, con)
+        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, p, con)
     return count
 
 
@@ -271,7 +271,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, p, con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con)
             # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
             # and three more a quarter turn apart (a rim lying flat on it stands on their square)
             n_pts = pt_start[mid + 1] - k0
@@ -287,7 +287,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     for c in range(3):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
-                                          soft, size_x, size_z, p, con)
+                                          soft, size_x, size_z, con)
     return count
 
 
@@ -555,21 +555,28 @@ ROW = 52
 
 
 @njit(cache=True, inline="always")
+def _arm(row, o, at, r0, r1, r2, inv_i):
+    """One body's part of block o (direction d at o + DIR) of a contact row: the arm r x d at o + at
+    and the inverse world inertia applied to it at o + at + (TURN_A - ARM_A); returns the body's
+    rotational share of the effective mass, (r x d) . I^-1 (r x d)."""
+    x0, x1, x2 = _cross(r0, r1, r2, row[o + DIR], row[o + DIR + 1], row[o + DIR + 2])
+    row[o + at] = x0; row[o + at + 1] = x1; row[o + at + 2] = x2
+    w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
+    w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
+    w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
+    row[o + at + TURN_A - ARM_A] = w0; row[o + at + TURN_A - ARM_A + 1] = w1
+    row[o + at + TURN_A - ARM_A + 2] = w2
+    return x0 * w0 + x1 * w1 + x2 * w2
+
+
+@njit(cache=True, inline="always")
 def _lever_arms(row, r0, r1, r2, inv_i, inv_m, at):
     """One body's part of a contact row, for its three directions d = n, t1, t2 (blocks NORMAL,
-    TANGENT1, TANGENT2): the arm r x d at block + at, the inverse world inertia applied to it at
-    block + at + (TURN_A - ARM_A), and the body's share of the effective mass,
+    TANGENT1, TANGENT2): `_arm`, and the body's share of the effective mass,
     inv_m + (r x d) . I^-1 (r x d), added to block + MASS. at = ARM_A for body a, ARM_B for body b."""
     for k in range(3):
         o = BLOCK * k
-        x0, x1, x2 = _cross(r0, r1, r2, row[o + DIR], row[o + DIR + 1], row[o + DIR + 2])
-        row[o + at] = x0; row[o + at + 1] = x1; row[o + at + 2] = x2
-        w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
-        w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
-        w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
-        row[o + at + TURN_A - ARM_A] = w0; row[o + at + TURN_A - ARM_A + 1] = w1
-        row[o + at + TURN_A - ARM_A + 2] = w2
-        row[o + MASS] += inv_m + x0 * w0 + x1 * w1 + x2 * w2
+        row[o + MASS] += inv_m + _arm(row, o, at, r0, r1, r2, inv_i)
 
 
 @njit(cache=True, inline="always")
@@ -579,13 +586,7 @@ def _arms_through(row, r0, r1, r2, inv_i, inv_m):
     the inverted effective mass."""
     for k in range(1, 3):
         o = BLOCK * k
-        x0, x1, x2 = _cross(r0, r1, r2, row[o + DIR], row[o + DIR + 1], row[o + DIR + 2])
-        row[o + ARM_A] = x0; row[o + ARM_A + 1] = x1; row[o + ARM_A + 2] = x2
-        w0 = inv_i[0, 0] * x0 + inv_i[0, 1] * x1 + inv_i[0, 2] * x2
-        w1 = inv_i[1, 0] * x0 + inv_i[1, 1] * x1 + inv_i[1, 2] * x2
-        w2 = inv_i[2, 0] * x0 + inv_i[2, 1] * x1 + inv_i[2, 2] * x2
-        row[o + TURN_A] = w0; row[o + TURN_A + 1] = w1; row[o + TURN_A + 2] = w2
-        s = inv_m + x0 * w0 + x1 * w1 + x2 * w2
+        s = inv_m + _arm(row, o, ARM_A, r0, r1, r2, inv_i)
         row[o + MASS] = 1.0 / s if s > 0.0 else 0.0
 
 
@@ -601,9 +602,8 @@ def _crater(row, a, b, v, h, k, vel, angvel):
     surface along its normal, so on a ball the drag passes through its centre and does not spin
     it: the tangent rows (`_arms_through`, before this call) act at Contacts.pivot, and v_t is the
     pivot's tangential velocity. A ball thrown into sand at a slant digs in along its line of
-    flight and stops in its crater instead of rolling on at 5/7 of its speed. (A rim circle's
-    points keep the contact point as their pivot: with the drag on a lying bottle's axis, a
-    bottle rocking in its crater dug itself deeper with every rock.)"""
+    flight and stops in its crater instead of rolling on at 5/7 of its speed. A rim circle's
+    points and a vertex are their own pivot (docs/ground.md, session 20)."""
     s = -v
     row[TARGET] = -(s ** (-1.0 / 3.0) + h / (2.0 * k)) ** -3.0
     t1 = _row_vel(row, TANGENT1, a, b, vel, angvel)
@@ -1082,9 +1082,7 @@ def reduce_runs(nc, con, margin, settings):
             chosen[0] = first
             # only contacts about as deep as the deepest compete, and with the pool any sunk deeper
             # than the band: spreading over speculative ones beside a resting face would drop the
-            # face itself, and dropping a sunk one leaves that end of a body unsupported (a bottle
-            # lying in the sand of its crater, one end 3 mm deeper than the other, rocked end to end
-            # on its deepest points and dug itself in)
+            # face itself, and every sunk end of a body in a crater carries part of its weight
             top = max(dmin + band, -band) if b < 0 else dmin + band
             for s in range(c, e):
                 dist[s - c] = _feature_dist2(s, first, cp, cn) if cd[s] <= top else -1.0

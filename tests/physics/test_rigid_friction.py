@@ -116,6 +116,17 @@ def _acceleration_down(sim: Simulation, b, down: np.ndarray) -> tuple[float, flo
     return (v2 - v1) / (48 * sim.dt), v2
 
 
+def _rolls_or_slides(sim, b, down: np.ndarray, theta: float, mu: float, k: float, radius: float) -> None:
+    """A round body of I = k m r^2 on the slope rolls without slipping at g sin / (1 + k) where
+    mu >= k / (1 + k) tan theta (then w r = v), else slides at g (sin - mu cos); within 3%."""
+    rolls = mu >= k / (1 + k) * math.tan(theta)
+    want = G * math.sin(theta) / (1 + k) if rolls else G * (math.sin(theta) - mu * math.cos(theta))
+    a, v2 = _acceleration_down(sim, b, down)
+    assert a == pytest.approx(want, rel=0.03)
+    if rolls:
+        assert np.linalg.norm(b.angular_velocity) * radius == pytest.approx(v2, rel=0.03)
+
+
 @pytest.mark.parametrize("theta_deg, mu, radius", [(10.0, 0.5, 0.1), (20.0, 0.5, 0.1), (30.0, 0.5, 0.05),
                                                    (25.0, 0.5, 0.2), (40.0, 0.1, 0.1)])
 def test_a_ball_rolls_down_a_slope_at_g_sin_over_one_plus_k(theta_deg, mu, radius):
@@ -128,12 +139,7 @@ def test_a_ball_rolls_down_a_slope_at_g_sin_over_one_plus_k(theta_deg, mu, radiu
     k = 0.4
     centre, down = _resting_on_slope(theta, radius)
     b = sim.body(sim.spawn_body("sphere", 500.0, centre, radius=radius, friction=mu))
-    rolls = mu >= k / (1 + k) * math.tan(theta)
-    want = G * math.sin(theta) / (1 + k) if rolls else G * (math.sin(theta) - mu * math.cos(theta))
-    a, v2 = _acceleration_down(sim, b, down)
-    assert a == pytest.approx(want, rel=0.03)
-    if rolls:
-        assert np.linalg.norm(b.angular_velocity) * radius == pytest.approx(v2, rel=0.03)
+    _rolls_or_slides(sim, b, down, theta, mu, k, radius)
 
 
 def _cylinder_k(sides: int = 32) -> float:
@@ -161,12 +167,7 @@ def test_a_cylinder_rolls_down_a_slope_at_g_sin_over_one_plus_k(theta_deg, mu, r
     centre, down = _resting_on_slope(theta, radius)
     b = sim.body(sim.spawn_body("cylinder", 500.0, centre, orientation=ACROSS, radius=radius,
                                 size=(0.0, 0.3, 0.0), friction=mu))
-    rolls = mu >= k / (1 + k) * math.tan(theta)
-    want = G * math.sin(theta) / (1 + k) if rolls else G * (math.sin(theta) - mu * math.cos(theta))
-    a, v2 = _acceleration_down(sim, b, down)
-    assert a == pytest.approx(want, rel=0.03)
-    if rolls:
-        assert np.linalg.norm(b.angular_velocity) * radius == pytest.approx(v2, rel=0.03)
+    _rolls_or_slides(sim, b, down, theta, mu, k, radius)
 
 
 @pytest.mark.parametrize("model", ["cylinder", "bottle"])
