@@ -645,7 +645,9 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
 
     Warm start: a contact whose key (bodies, point, feature) is in warm.keys (sorted) starts from
     warm.scale times the impulses it ended the last (sub)step with (warm.impulses: normal, t1,
-    t2); resting stacks converge in a few sweeps instead of jittering.
+    t2); resting stacks converge in a few sweeps instead of jittering. A contact with any normal
+    impulse last substep (a bounce's is kept negative and not started from: remember) was
+    pressed: restitution is for a collision's start, so this substep it does not bounce.
 
     Per contact the Jacobian rows are precomputed into con.rows (layout: DIR .. PUSH_TARGET
     above). An iteration is then dot products and axpys on the two bodies' velocities held in
@@ -675,6 +677,19 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     roll_turn = np.empty((ns, 2, 3))
     roll_mass = np.zeros((ns, 2))
     lam_roll = np.zeros((ns, 2))
+    # each contact's record in the last substep (-1: new). Keys of neighbouring contacts are mostly
+    # neighbours in prev_keys too: try the slot after the last match before bisecting
+    match = np.full(nc, -1, np.int64)
+    hint = 0
+    for c in range(nc):
+        key = ck[c]
+        if hint < npk and prev_keys[hint] == key and (hint == 0 or prev_keys[hint - 1] < key):
+            j = hint
+        else:
+            j = np.searchsorted(prev_keys, key)
+        if j < npk and prev_keys[j] == key:
+            hint = j + 1
+            match[c] = j
     for c in range(nc):
         a, b = ca[c], cb[c]
         row = S[c]
@@ -714,6 +729,11 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         sand = b < 0 and ck[c] & 7 == SOFT_FLOOR and sand_k[a] > 0.0
         if sand:
             e = 0.0                         # sand takes a landing without a rebound
+        # pressed in the last substep (an impulse, held or bounced; remember): restitution acts once,
+        # as a collision begins. An approach now is the push of a third body through it, or what
+        # the last sweeps left unsettled (a light body squeezed by a heavy one), not a new impact:
+        # it is stopped, not bounced, so a squeeze never adds energy
+        held = match[c] >= 0 and prev_j[match[c], 0] != 0.0
         # touching sand and striking it, or in its crater and still going down
         digging = sand and d <= 0.0 and (vnp < -CRATER_ENTRY or (vnp < -CRATER_SPEED and d < -slop))
         if d > 0.0:
@@ -731,7 +751,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 _arms_through(row, piv[c, 0] - pos[a, 0], piv[c, 1] - pos[a, 1], piv[c, 2] - pos[a, 2], inv_iw[a],
                               inv_mass[a])
                 _crater(row, a, b, vi, dt - tau, sand_k[a], vel, angvel)
-            elif 0.0 <= tau <= dt and vi < -bounce_speed:
+            elif 0.0 <= tau <= dt and vi < -bounce_speed and not held:
                 row[TOI] = tau
                 row[TARGET] = -e * vi + acc * (dt - tau)
             elif 0.0 <= tau <= dt:
@@ -744,7 +764,7 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
             _arms_through(row, piv[c, 0] - pos[a, 0], piv[c, 1] - pos[a, 1], piv[c, 2] - pos[a, 2], inv_iw[a],
                           inv_mass[a])
             _crater(row, a, b, vnp, dt, sand_k[a], vel, angvel)
-        elif vnp < -bounce_speed:
+        elif vnp < -bounce_speed and not held:
             row[TOI] = 0.0                  # already touching and approaching: bounce at the start
             row[TARGET] = -e * vnp + acc * dt
         else:
@@ -768,18 +788,12 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 if kt > 0.0:               # a sleeper (inverse inertia 0) is not turned
                     roll_mass[c, j] = 1.0 / kt
                     roll_lim[c, j] = sand_rr[a] * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
-    if npk > 0 and warm_scale > 0.0:
-        # after every target is set from the unperturbed velocities; keys of neighbouring contacts
-        # are mostly neighbours in prev_keys too: try the slot after the last match before bisecting
-        hint = 0
+    if warm_scale > 0.0:
+        # after every target is set from the unperturbed velocities; a bounce's impulse is remembered
+        # negative (remember) and not started from
         for c in range(nc):
-            key = ck[c]
-            if hint < npk and prev_keys[hint] == key and (hint == 0 or prev_keys[hint - 1] < key):
-                j = hint
-            else:
-                j = np.searchsorted(prev_keys, key)
-            if j < npk and prev_keys[j] == key:
-                hint = j + 1
+            j = match[c]
+            if j >= 0 and prev_j[j, 0] > 0.0:
                 a, b = ca[c], cb[c]
                 row = S[c]
                 jn[c] = warm_scale * prev_j[j, 0]
@@ -1155,16 +1169,64 @@ def begin_substep(n, bodies, motion, settings, dt):
 
 
 @njit(cache=True)
+def wake_strikes(n, nc, con, bodies, motion, settings, dt):
+    """Wake, before the solve, every sleeping body that an awake one strikes in this substep: a
+    pair contact whose gap closes within the substep (d + v_n dt < 0) at a relative normal speed
+    over g dt + 2 sleep_speed (what a body resting on it reaches: rigid.wake_struck's bar). Left
+    asleep it would be immovable through the strike, so a stone ball would bounce off a resting
+    glass shard as off the pool wall. A woken body is kicked (gravity, applied force) like the
+    others in begin_substep. Returns the number woken; their own contacts (with the pool, with
+    other sleepers) are not in con yet: IntegrateBodies detects again."""
+    ca, cb, cp, cn, cd = con.body_a, con.body_b, con.point, con.normal, con.separation
+    pos, vel, angvel, timer = bodies.pos, bodies.vel, bodies.angvel, bodies.sleep
+    awake = motion.awake
+    was_awake = awake[:n].copy()
+    speed = settings.gravity * dt + 2.0 * settings.sleep_speed
+    woken = 0
+    for c in range(nc):
+        a, b = ca[c], cb[c]
+        if b < 0 or was_awake[a] == was_awake[b]:
+            continue
+        vn = 0.0
+        for i, sign in ((a, 1.0), (b, -1.0)):
+            r0 = cp[c, 0] - pos[i, 0]; r1 = cp[c, 1] - pos[i, 1]; r2 = cp[c, 2] - pos[i, 2]
+            w0, w1, w2 = _cross(angvel[i, 0], angvel[i, 1], angvel[i, 2], r0, r1, r2)
+            vn += sign * ((vel[i, 0] + w0) * cn[c, 0] + (vel[i, 1] + w1) * cn[c, 1] + (vel[i, 2] + w2) * cn[c, 2])
+        if vn < -speed and cd[c] + vn * dt < 0.0:
+            s = b if was_awake[a] else a
+            if not awake[s]:
+                awake[s] = True
+                timer[s] = 0.0
+                woken += 1
+    if woken:
+        for i in range(n):
+            if awake[i] and not was_awake[i]:
+                rigid.kick_body(i, bodies, motion, settings.gravity, dt)
+                for k in range(3):
+                    motion.vel_pre[i, k] = vel[i, k]
+        margins(n, bodies, motion, dt, settings.slop)
+    return woken
+
+
+@njit(cache=True)
 def remember(nc, con, keys_out, j_out):
     """The substep's impulses by contact key for the next warm start: keys_out[:nc] = the keys
-    sorted (stable), j_out[:nc] = (jn, jt1, jt2) in that order."""
+    sorted (stable), j_out[:nc] = (jn, jt1, jt2) in that order. A contact that bounced (rows' TOI
+    >= 0 and an impulse) is kept as (-jn, 0, 0): pressed, so it does not bounce again next substep,
+    and not warm-started, as a bounce's impulse is spent once (started from next substep, it would
+    throw the bodies apart again until the sweeps took it back)."""
     order = np.argsort(con.key[:nc], kind="mergesort")
     for r in range(nc):
         c = order[r]
         keys_out[r] = con.key[c]
-        j_out[r, 0] = con.jn[c]
-        j_out[r, 1] = con.jt[c, 0]
-        j_out[r, 2] = con.jt[c, 1]
+        if con.rows[c, TOI] >= 0.0 and con.jn[c] > 0.0:
+            j_out[r, 0] = -con.jn[c]
+            j_out[r, 1] = 0.0
+            j_out[r, 2] = 0.0
+        else:
+            j_out[r, 0] = con.jn[c]
+            j_out[r, 1] = con.jt[c, 0]
+            j_out[r, 2] = con.jt[c, 1]
     return nc
 
 

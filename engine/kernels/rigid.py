@@ -94,28 +94,42 @@ def kick(n, bodies, motion, gravity, dt):
     motion.vel0 and motion.angvel0 (for the Verlet position update) and R, I_w^-1 per body for the
     contact solver (motion.rot, motion.inv_iw).
     """
-    vel, angvel, quat, force, torque = bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque
-    inv_mass, inertia, inv_inertia = bodies.inv_mass, bodies.inertia, bodies.inv_inertia
-    awake, vel0, angvel0, rot, inv_iw = motion.awake, motion.vel0, motion.angvel0, motion.rot, motion.inv_iw
     t = np.empty((3, 3)); iw = np.empty((3, 3)); L = np.empty(3)
     for i in range(n):
-        if not awake[i]:
-            continue
-        vel0[i, 0] = vel[i, 0]; vel0[i, 1] = vel[i, 1]; vel0[i, 2] = vel[i, 2]
-        r = rot[i]
-        _qmat_into(quat[i], r)
-        _sandwich_into(r, inertia[i], t, iw)
-        inv = inv_iw[i]
-        _sandwich_into(r, inv_inertia[i], t, inv)
+        if motion.awake[i]:
+            _kick_into(i, bodies, motion, gravity, dt, t, iw, L)
+
+
+@njit(cache=True)
+def kick_body(i, bodies, motion, gravity, dt):
+    """kick for body i alone (one woken in the middle of a substep), and its full inverse mass
+    (freeze_sleepers had zeroed it)."""
+    t = np.empty((3, 3)); iw = np.empty((3, 3)); L = np.empty(3)
+    _kick_into(i, bodies, motion, gravity, dt, t, iw, L)
+    motion.inv_mass_eff[i] = bodies.inv_mass[i]
+
+
+@njit(cache=True, inline="always")
+def _kick_into(i, bodies, motion, gravity, dt, t, iw, L):
+    """kick's work for body i (t, iw: 3x3 scratch, L: 3)."""
+    vel, angvel, quat, force, torque = bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque
+    inv_mass, inertia, inv_inertia = bodies.inv_mass, bodies.inertia, bodies.inv_inertia
+    vel0, angvel0, rot, inv_iw = motion.vel0, motion.angvel0, motion.rot, motion.inv_iw
+    vel0[i, 0] = vel[i, 0]; vel0[i, 1] = vel[i, 1]; vel0[i, 2] = vel[i, 2]
+    r = rot[i]
+    _qmat_into(quat[i], r)
+    _sandwich_into(r, inertia[i], t, iw)
+    inv = inv_iw[i]
+    _sandwich_into(r, inv_inertia[i], t, inv)
+    for k in range(3):
+        vel[i, k] += dt * force[i, k] * inv_mass[i]
+    vel[i, 1] -= dt * gravity
+    if torque[i, 0] != 0.0 or torque[i, 1] != 0.0 or torque[i, 2] != 0.0:
+        _mv_into(iw, angvel[i], L)
         for k in range(3):
-            vel[i, k] += dt * force[i, k] * inv_mass[i]
-        vel[i, 1] -= dt * gravity
-        if torque[i, 0] != 0.0 or torque[i, 1] != 0.0 or torque[i, 2] != 0.0:
-            _mv_into(iw, angvel[i], L)
-            for k in range(3):
-                L[k] += dt * torque[i, k]
-            _mv_into(inv, L, angvel[i])
-        angvel0[i, 0] = angvel[i, 0]; angvel0[i, 1] = angvel[i, 1]; angvel0[i, 2] = angvel[i, 2]
+            L[k] += dt * torque[i, k]
+        _mv_into(inv, L, angvel[i])
+    angvel0[i, 0] = angvel[i, 0]; angvel0[i, 1] = angvel[i, 1]; angvel0[i, 2] = angvel[i, 2]
 
 
 @njit(cache=True)

@@ -174,6 +174,9 @@ class IntegrateBodies(System):
             # awake mask, rotations, kick, freezing the sleepers, margins, vel_pre = vel, toi = -1
             contacts.begin_substep(n, bodies, motion, settings, h)
             nc = self._detect(n, bodies, motion, shapes, ground, settings)
+            # a sleeper struck this substep takes part awake; then its own contacts are found
+            while nc and contacts.wake_strikes(n, nc, self.contacts, bodies, motion, settings, h):
+                nc = self._detect(n, bodies, motion, shapes, ground, settings)
             con = self.contacts
             total_contacts += nc
             if nc:
