@@ -637,6 +637,8 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     angular impulse about each tangent axis t that stops the body's w . t, accumulated within
     +-C_rr R_t jn, R_t the contact's distance from the axis along t through the body's centre (the
     torque C_rr N R that holds a round body on a gentle slope of sand and slows one rolling on it).
+    Torsional friction in sand (motion.sand_pivot, a ball's): the same about the normal n, within
+    +-sand_pivot jn (a ball spinning in its pit about n stops).
 
     Split impulses: penetration deeper than settings.penetration_slop is removed by a separate
     pseudo-velocity (push_v, push_w; rigid.drift moves the bodies by them, and they are never added
@@ -662,21 +664,21 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
     prev_keys, prev_j, warm_scale = warm.keys, warm.impulses, warm.scale
     bounce_speed, beta, slop, max_push = settings.bounce_speed, settings.beta, settings.penetration_slop, \
         settings.max_push
-    sand_k, sand_rr = motion.sand_k, motion.sand_rr
+    sand_k, sand_rr, sand_pivot = motion.sand_k, motion.sand_rr, motion.sand_pivot
     jt1 = jt[:, 0]; jt2 = jt[:, 1]
     npk = prev_keys.shape[0]
-    # rolling resistance rows, per contact and tangent axis (sized 0 where no body is on sand):
-    # roll_lim C_rr R_t (0 off sand), roll_turn I_a^-1 t, roll_mass 1 / (t I_a^-1 t), lam_roll the
-    # accumulated angular impulse about t, N m s
+    # rolling resistance rows, per contact and axis t (the tangents, then the normal; sized 0 where
+    # no body is on sand): roll_lim C_rr R_t or the pivot arm (0 off sand), roll_turn I_a^-1 t,
+    # roll_mass 1 / (t I_a^-1 t), lam_roll the accumulated angular impulse about t, N m s
     ns = 0
     for c in range(nc):
         if cb[c] < 0 and sand_k[ca[c]] > 0.0:
             ns = nc
             break
-    roll_lim = np.zeros((ns, 2))
-    roll_turn = np.empty((ns, 2, 3))
-    roll_mass = np.zeros((ns, 2))
-    lam_roll = np.zeros((ns, 2))
+    roll_lim = np.zeros((ns, 3))
+    roll_turn = np.empty((ns, 3, 3))
+    roll_mass = np.zeros((ns, 3))
+    lam_roll = np.zeros((ns, 3))
     # each contact's record in the last substep (-1: new). Keys of neighbouring contacts are mostly
     # neighbours in prev_keys too: try the slot after the last match before bisecting
     match = np.full(nc, -1, np.int64)
@@ -774,12 +776,13 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
         jn[c] = 0.0; jt1[c] = 0.0; jt2[c] = 0.0
         # rolling resistance on sand: the angular impulse about each tangent axis t is held within
         # C_rr R_t jn (a torque C_rr N R), R_t the contact's distance from the axis through the
-        # body's centre along t (a cylinder rolling about its own axis: its radius)
+        # body's centre along t (a cylinder rolling about its own axis: its radius); about the
+        # normal within sand_pivot jn
         if sand:
             r0 = cp[c, 0] - pos[a, 0]; r1 = cp[c, 1] - pos[a, 1]; r2 = cp[c, 2] - pos[a, 2]
             Ia = inv_iw[a]
-            for j in range(2):
-                o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
+            for j in range(3):
+                o = TANGENT1 + DIR if j == 0 else (TANGENT2 + DIR if j == 1 else NORMAL + DIR)
                 t0 = row[o]; t1 = row[o + 1]; t2 = row[o + 2]
                 along = r0 * t0 + r1 * t1 + r2 * t2
                 for u in range(3):
@@ -787,7 +790,10 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                 kt = t0 * roll_turn[c, j, 0] + t1 * roll_turn[c, j, 1] + t2 * roll_turn[c, j, 2]
                 if kt > 0.0:               # a sleeper (inverse inertia 0) is not turned
                     roll_mass[c, j] = 1.0 / kt
-                    roll_lim[c, j] = sand_rr[a] * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
+                    if j < 2:
+                        roll_lim[c, j] = sand_rr[a] * np.sqrt(max(r0 * r0 + r1 * r1 + r2 * r2 - along * along, 0.0))
+                    else:
+                        roll_lim[c, j] = sand_pivot[a]
     if warm_scale > 0.0:
         # after every target is set from the unperturbed velocities; a bounce's impulse is remembered
         # negative (remember) and not started from
@@ -889,10 +895,11 @@ def solve(nc, con, bodies, motion, settings, warm, dt):
                         vb1 -= m * row[TANGENT2 + DIR + 1]; wb1 -= d2 * row[TANGENT2 + TURN_B + 1]
                         vb2 -= m * row[TANGENT2 + DIR + 2]; wb2 -= d2 * row[TANGENT2 + TURN_B + 2]
             if ns and roll_mass[c, 0] > 0.0:
-                # rolling resistance (body a against the static bed): per tangent axis t, the angular
-                # impulse that stops w . t, accumulated within +-C_rr R_t jn (released as jn falls)
-                for j in range(2):
-                    o = TANGENT1 + DIR if j == 0 else TANGENT2 + DIR
+                # rolling resistance (body a against the static bed): per axis t, the angular impulse
+                # that stops w . t, accumulated within +-roll_lim jn (released as jn falls); a limit
+                # of 0 (no pivot arm) leaves it at 0
+                for j in range(3):
+                    o = TANGENT1 + DIR if j == 0 else (TANGENT2 + DIR if j == 1 else NORMAL + DIR)
                     lim_r = roll_lim[c, j] * new
                     lr = lam_roll[c, j] - roll_mass[c, j] * (wa0 * row[o] + wa1 * row[o + 1] + wa2 * row[o + 2])
                     lr = min(max(lr, -lim_r), lim_r)

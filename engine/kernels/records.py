@@ -44,6 +44,8 @@ Motion        per-body quantities of the current substep (IntegrateBodies' scrat
   push_w      (N, 3) float    its angular part
   sand_k      (N,) float      crater depth d = sand_k v^(2/3) of the body landing on sand at v (engine/ground.py)
   sand_rr     (N,) float      the body's rolling resistance coefficient on sand (ground.sand_rolling)
+  sand_pivot  (N,) float      the arm of its torsional friction in sand, m: a torque up to sand_pivot N
+                              about the contact normal (ground.sand_pivot; 0: none)
 
 Shapes        every model's collision geometry, packed (BodyStore.packed())
   point_start (M + 1,) int64  model m's contact points are points[point_start[m]:point_start[m + 1]]
@@ -100,7 +102,7 @@ Bodies = namedtuple("Bodies", ["alive", "pos", "vel", "angvel", "quat", "force",
                                "inv_inertia", "radius", "restitution", "friction", "model_id", "group", "sleep"])
 Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff", "vel0", "angvel0", "vel_pre",
                                "margin", "toi", "touching", "push_v", "push_w", "sand_k",
-                               "sand_rr"])
+                               "sand_rr", "sand_pivot"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
                                "point_radius", "pair_with_points", "circle_start", "circles"])
 Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
@@ -174,7 +176,7 @@ def motion_buffer(cap: int) -> Motion:
     return Motion(np.zeros(cap, np.bool_), np.zeros(cap, np.bool_), np.zeros((cap, 3, 3)), np.zeros((cap, 3, 3)),
                   np.zeros(cap), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap),
                   np.zeros(cap), np.zeros(cap, np.bool_), np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap),
-                  np.zeros(cap))
+                  np.zeros(cap), np.zeros(cap))
 
 
 def no_warm_start() -> WarmStart:

@@ -9,7 +9,7 @@ import numpy as np
 from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
-from engine.ground import crater_coefficient, sand_rolling
+from engine.ground import crater_coefficient, sand_pivot, sand_rolling
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -162,6 +162,7 @@ class IntegrateBodies(System):
             ball_r, rim_r, rim_l = self._roll_shapes(shapes)
             mid = st.model_id[:n]
             motion.sand_rr[:n] = sand_rolling(st.mass[:n] * sim.gravity, ball_r[mid], rim_r[mid], rim_l[mid])
+            motion.sand_pivot[:n] = sand_pivot(st.mass[:n] * sim.gravity, ball_r[mid])
         settings = self.settings(sim.gravity)
         # substeps from the fastest point this step (after the gravity kick)
         travel = rigid.max_travel(n, bodies, dt) + sim.gravity * dt * dt
