@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 Array = NDArray[np.float64]
 
+DECK = 6.0      # m: the deck's width round the pool, at the walls' top (bodies land on it; the renderer draws it)
+
 
 def cell_centres(level: "Level") -> tuple[Array, Array]:
     """X and Z of every cell centre, each (nz, nx): cell (k, i) at ((i + 0.5) dx, (k + 0.5) dx)."""

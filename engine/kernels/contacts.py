@@ -3,9 +3,12 @@
 Serial numba kernels, so that a step replays bitwise. Geometry (all world frame, m):
 - Pool: a body's contact POINTS (its model's hull vertices, engine/bodies.py; a sphere model is
   one point of radius r at its centre) against the bed height field (bilinear between cell
-  centres, normal from its gradient; a ledge one cell wide is seen as a steep ramp) and the four
-  walls x = 0, x = size_x, z = 0, z = size_z, taken as infinitely tall half-spaces, so nothing
-  can leave the pool. Against a plane a convex hull's vertices are its exact supports.
+  centres, normal from its gradient; a ledge one cell wide is seen as a steep ramp), the four
+  walls x = 0, x = size_x, z = 0, z = size_z from the bed up to their top (ground.rim), and the
+  deck round the pool, the plane y = rim outside the walls: a throw clears the walls and lands on
+  the deck. A point outside the walls and below the rim is inside the deck's solid: it is held
+  by the nearer of the wall's face and the deck's top. Against a plane a convex hull's vertices
+  are its exact supports.
 - Bodies: broad phase by sort and sweep along x of bounding spheres grown by each body's motion
   this step; narrow phase (engine/kernels/narrow.py) the contact manifold of every convex
   PRIMITIVE of one body against every primitive of the other: box-box by the separating-axis
@@ -119,13 +122,25 @@ def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
 
 
 @njit(cache=True, inline="always")
-def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con):
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
-    vertex) with `feat` (0 the floor, 1-4 the walls x = 0, x = size_x, z = 0, z = size_z) if it is
-    within the margin m; return the new count. Its Contacts.pivot is p: a ball's centre, or the
-    vertex itself. q: scratch (3,)."""
+    vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them; 1-4 the
+    walls x = 0, x = size_x, z = 0, z = size_z, up to the rim) if it is within the margin m;
+    return the new count. Its Contacts.pivot is p: a ball's centre, or the vertex itself. q:
+    scratch (3,)."""
     nz, nx = bed.shape
     key = contact_key(i, -1, k, feat)
+    # how far p is outside the walls (> 0: over the deck, or in its solid below the rim)
+    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
+    if feat == 0 and out > 0.0:
+        # the deck's top; a point below it and nearer a wall's face is the wall's (its feature)
+        if p[1] < rim and out < rim - p[1]:
+            return count
+        d = p[1] - rim - rad
+        if d < m:
+            q[0] = p[0]; q[1] = p[1] - rad; q[2] = p[2]
+            count = _push(count, i, -1, q, 0.0, 1.0, 0.0, d, key, p, con)
+        return count
     if feat == 0:
         h, gx, gz = bed_height(bed, dx, p[0], p[2])
         inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
@@ -148,6 +163,9 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
             if soft[cz, cx]:
                 key = contact_key(i, -1, k, SOFT_FLOOR)
             count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, p, con)
+        return count
+    # a wall's face ends at the rim; past the face, a point nearer the deck's top is the deck's
+    if p[1] >= rim or (out > 0.0 and out >= rim - p[1]):
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
     if feat == 1:
@@ -212,6 +230,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     c_start, circles = shapes.circle_start, shapes.circles
     bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
         ground.soft
+    rim = ground.rim
     p = np.empty(3); q = np.empty(3)
     cw = np.empty(3); aw = np.empty(3); e0 = np.empty(3); e1 = np.empty(3)
     # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
@@ -231,13 +250,19 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
         if not active[i]:
             continue
         r, m = radius[i], margin[i]
-        floor = pos[i, 1] - r < bed_max + m
-        # a wall holds bodies whose centre is on its pool side; a body thrown in from outside the
-        # pool (over the wall) meets no wall until its centre has crossed into the pool
-        wx0 = pos[i, 0] - r < m and pos[i, 0] >= 0.0
-        wx1 = pos[i, 0] + r > size_x - m and pos[i, 0] <= size_x
-        wz0 = pos[i, 2] - r < m and pos[i, 2] >= 0.0
-        wz1 = pos[i, 2] + r > size_z - m and pos[i, 2] <= size_z
+        # the highest floor under the body: the deck where it reaches out over the walls
+        reach_out = (pos[i, 0] - r < m or pos[i, 0] + r > size_x - m or pos[i, 2] - r < m
+                     or pos[i, 2] + r > size_z - m)
+        top = max(bed_max, rim) if reach_out else bed_max
+        floor = pos[i, 1] - r < top + m
+        # a wall holds bodies whose centre is on its pool side, and only below its top; a body
+        # thrown in from outside the pool (over the wall) meets no wall until its centre has
+        # crossed into the pool
+        low = pos[i, 1] - r < rim
+        wx0 = low and pos[i, 0] - r < m and pos[i, 0] >= 0.0
+        wx1 = low and pos[i, 0] + r > size_x - m and pos[i, 0] <= size_x
+        wz0 = low and pos[i, 2] - r < m and pos[i, 2] >= 0.0
+        wz1 = low and pos[i, 2] + r > size_z - m and pos[i, 2] <= size_z
         if not (floor or wx0 or wx1 or wz0 or wz1):
             continue
         R = rot[i]
@@ -256,7 +281,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
             for k in range(k0, pt_start[mid + 1]):
                 y = pos[i, axis] + R[axis, 0] * pts[k, 0] + R[axis, 1] * pts[k, 1] + R[axis, 2] * pts[k, 2]
                 if feat == 0:
-                    if (y - bed_max) * cos_min - rad >= m + 1e-9:
+                    if (y - top) * cos_min - rad >= m + 1e-9:
                         continue
                 elif feat == 1:
                     if y - rad >= m:
@@ -271,7 +296,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, con)
             # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
             # and three more a quarter turn apart (a rim lying flat on it stands on their square)
             n_pts = pt_start[mid + 1] - k0
@@ -287,7 +312,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     for c in range(3):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
-                                          soft, size_x, size_z, con)
+                                          soft, size_x, size_z, rim, con)
     return count
 
 
@@ -1243,7 +1268,7 @@ def end_substep(n, nc, con, bodies, motion, settings, ground, dt):
     bodies touching something in this substep's contacts (motion.touching), rigid.update_sleep.
     Returns the number asleep."""
     rigid.drift(n, bodies, motion, dt)
-    rigid.keep_in_pool(n, bodies, motion, ground.size_x, ground.size_z)
+    rigid.keep_in_pool(n, bodies, motion, ground.size_x, ground.size_z, ground.deck)
     touching = motion.touching
     for i in range(n):
         touching[i] = False

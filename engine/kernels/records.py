@@ -58,12 +58,15 @@ Shapes        every model's collision geometry, packed (BodyStore.packed())
   circle_start (M + 1,) int64 model m's rims are circles[circle_start[m]:circle_start[m + 1]]
   circles     (C, 7) float    body-frame rim circles against the pool: centre xyz, axis xyz, radius
 
-Ground        the pool a body can touch
+Ground        the pool a body can touch, and the deck round it
   bed         (nz, nx) float  bed height at cell centres, m
   bed_max     float           its maximum, m
   dx          float           cell size, m
   size_x, size_z  float       the walls x = size_x, z = size_z (and x = 0, z = 0), m
   soft        (nz, nx) uint8  1 where the bed is loose sand (engine/ground.py), 0 hard ground
+  rim         float           the walls' top, m: the walls stand from the bed to it, and the deck
+                              round the pool is the plane y = rim outside 0 <= x <= size_x, 0 <= z <= size_z
+  deck        float           the deck's width beyond the walls, m: no centre of mass goes farther out
 
 Pairs         candidate pairs from the broad phase: a (P,) int64 < b (P,) int64
 
@@ -105,7 +108,7 @@ Motion = namedtuple("Motion", ["awake", "active", "rot", "inv_iw", "inv_mass_eff
                                "sand_rr", "sand_pivot"])
 Shapes = namedtuple("Shapes", ["point_start", "points", "pair_point_start", "pair_points", "prim_start", "prims",
                                "point_radius", "pair_with_points", "circle_start", "circles"])
-Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft"])
+Ground = namedtuple("Ground", ["bed", "bed_max", "dx", "size_x", "size_z", "soft", "rim", "deck"])
 Pairs = namedtuple("Pairs", ["a", "b"])
 Contacts = namedtuple("Contacts", ["body_a", "body_b", "point", "normal", "separation", "key", "jn", "jt",
                                    "approach", "rows", "pivot"])

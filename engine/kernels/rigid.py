@@ -189,27 +189,26 @@ def drift(n, bodies, motion, dt):
 
 
 @njit(cache=True)
-def keep_in_pool(n, bodies, motion, size_x, size_z):
-    """Guard the invariant that every centre of mass stays inside the pool, 0 <= x <= size_x,
-    y >= 0 (the floor), 0 <= z <= size_z, whatever the speed: the walls and floor are half-spaces
-    that speculative contacts already hold at any speed, this catches what a spinning body's
-    linearised contact could miss. A centre put back loses its outward velocity. A centre outside
-    a wall that moves inwards is a body thrown in from outside the pool, over the wall: it is left
-    to fly in."""
+def keep_in_pool(n, bodies, motion, size_x, size_z, deck):
+    """Guard the invariant that every centre of mass stays over the pool or its deck, -deck <= x
+    <= size_x + deck, -deck <= z <= size_z + deck, and above the floor, y >= 0, whatever the speed:
+    the contacts hold the bed, walls and deck; this is the world's edge, the end of the deck (a
+    throw that would fly past it stops there). A centre put back loses its outward velocity. A
+    centre beyond the edge that moves inwards (a body thrown from farther out) is left to fly in."""
     awake, pos, vel = motion.awake, bodies.pos, bodies.vel
     for i in range(n):
         if not awake[i]:
             continue
-        if pos[i, 0] < 0.0 and vel[i, 0] <= 0.0:
-            pos[i, 0] = 0.0; vel[i, 0] = 0.0
-        elif pos[i, 0] > size_x and vel[i, 0] >= 0.0:
-            pos[i, 0] = size_x; vel[i, 0] = 0.0
+        if pos[i, 0] < -deck and vel[i, 0] <= 0.0:
+            pos[i, 0] = -deck; vel[i, 0] = 0.0
+        elif pos[i, 0] > size_x + deck and vel[i, 0] >= 0.0:
+            pos[i, 0] = size_x + deck; vel[i, 0] = 0.0
         if pos[i, 1] < 0.0:
             pos[i, 1] = 0.0; vel[i, 1] = max(vel[i, 1], 0.0)
-        if pos[i, 2] < 0.0 and vel[i, 2] <= 0.0:
-            pos[i, 2] = 0.0; vel[i, 2] = 0.0
-        elif pos[i, 2] > size_z and vel[i, 2] >= 0.0:
-            pos[i, 2] = size_z; vel[i, 2] = 0.0
+        if pos[i, 2] < -deck and vel[i, 2] <= 0.0:
+            pos[i, 2] = -deck; vel[i, 2] = 0.0
+        elif pos[i, 2] > size_z + deck and vel[i, 2] >= 0.0:
+            pos[i, 2] = size_z + deck; vel[i, 2] = 0.0
 
 
 @njit(cache=True)

@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from engine import events as ev
 from engine.meshes import vec3
+from engine.terrain import DECK   # the deck's width round the pool (pool_mesh), all the ground there is
 from engine.render import vertex_arrays as va
 from engine.render import state as st
 from engine.render.camera import OrbitCamera
@@ -74,7 +75,6 @@ UNIT = {"water": 0, "tile_diffuse": 1, "water_extra": 2, "sky": 3, "scene_color"
         "debug_field": 11, "palette": 12, "overlay_image": 13, "surface_diffuse": 14}
 N_SHARD_SHAPES = 8
 FLOOR_SKIRT = 0.5        # m: how far the floor reaches past the walls, hidden under the deck
-DECK = 6.0               # m: the deck's width round the pool (pool_mesh), all the ground there is
 VELOCITY_RANGE = 0.8     # m/s: the flow speed the water_extra texture's velocity channels reach
 DRY_DEPTH = 1e-3         # m: a film thinner than this (spilt water on a ledge, the last of a wave on a beach)
                          # draws no surface; draped over a steep bed cell it would stand as a bright sheet

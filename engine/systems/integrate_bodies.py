@@ -10,6 +10,7 @@ from engine import events as ev
 from engine.blocking import terrain_bed
 from engine.components import BodyRef
 from engine.ground import crater_coefficient, sand_pivot, sand_rolling
+from engine.terrain import DECK
 from engine.kernels import contacts, records, rigid
 from engine.systems.base import System
 
@@ -47,7 +48,7 @@ class IntegrateBodies(System):
     started from the last step's impulses (matched by contact key; the memory is the BodyStore's
     contact_keys / contact_impulses / contact_dt), remove overlap by split impulses, then drift
     (Verlet position, exact through a bounce's time of impact; midpoint rotation); no centre of
-    mass leaves the pool (rigid.keep_in_pool). Bodies slow for BodyStore.sleep_after seconds sleep: they are not moved, take part
+    mass leaves the pool and its deck (rigid.keep_in_pool). Bodies slow for BodyStore.sleep_after seconds sleep: they are not moved, take part
     in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).
@@ -153,7 +154,8 @@ class IntegrateBodies(System):
         phys = sim.level.physics
         bed = terrain_bed(sim)          # the ground, under any solid columns (engine/blocking.py)
         size_x, size_z = (float(s) for s in sim.level.pool.size)
-        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z, sim.sand)
+        ground = records.Ground(bed, float(bed.max()), float(sim.water.dx), size_x, size_z, sim.sand,
+                                float(sim.level.pool.wall_height), DECK)
         shapes = records.Shapes(*st.packed())
         bodies = records.bodies_of(st)
         motion = self.motion

@@ -168,22 +168,78 @@ def _spawn_kind(sim: Simulation, kind: str, pos, vel, q) -> int:
         return esper.create_entity(BodyRef(s), Shard(-1, 3, 0.0))
 
 
+def _depth_in_solid(v: np.ndarray, size: tuple[float, float], rim: float) -> np.ndarray:
+    """How deep each point is inside the solid round the pool's space: the floor y = 0 inside the
+    walls, and outside them (0 <= x <= size_x, 0 <= z <= size_z) the walls and deck, a block up to
+    y = rim, whose nearest face is either a wall's or the deck's top."""
+    out = np.maximum(np.maximum(-v[:, 0], v[:, 0] - size[0]), np.maximum(-v[:, 2], v[:, 2] - size[1]))
+    inside = out <= 0.0
+    return np.where(inside, -v[:, 1], np.where(v[:, 1] < rim, np.minimum(out, rim - v[:, 1]), 0.0))
+
+
 @pytest.mark.parametrize("speed", [50.0, 200.0])
 @pytest.mark.parametrize("kind", ["bottle", "box", "sphere", "shard"])
 @pytest.mark.parametrize("direction", [(1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (-0.6, -0.3, -0.74)],
                          ids=["wall", "floor", "corner"])
-def test_nothing_leaves_the_pool_at_any_speed_a_level_allows(speed, kind, direction):
-    """Levels and throws allow speeds up to 200 m/s. The walls and floor are half-spaces and every
-    contact with them is speculative (a point's gap d and speed v: v dt >= -d at the end of the
-    step), so no point crosses them in one step however fast it goes: every mesh vertex stays
-    inside the pool (2 cm: the mesh between contact points) at every step, for 1 s of bouncing."""
+def test_nothing_goes_through_the_pool_at_any_speed_a_level_allows(speed, kind, direction):
+    """Levels and throws allow speeds up to 200 m/s. The floor, the walls (up to their top) and the
+    deck round the pool are planes, and every contact with them is speculative (a point's gap d and
+    speed v: v dt >= -d at the end of the step), so no point crosses one in one step however fast
+    it goes: every mesh vertex stays out of them (2 cm: the mesh between contact points) at every
+    step, for 1 s of bouncing, whether the body stays in the pool or flies out over a wall."""
     sim = _sim(PhysicsSpec(glass_strength=1e9))
+    rim = float(sim.level.pool.wall_height)
     d = np.asarray(direction) / np.linalg.norm(direction)
     q = np.array([0.9, 0.3, 0.2, 0.25]); q /= np.linalg.norm(q)
     e = _spawn_kind(sim, kind, (1.0, 0.4, 0.5), tuple(speed * d), tuple(q))
     for _ in range(120):
         sim.step(1)
         v = sim.body(e).mesh_world()[0]
-        assert v[:, 0].max() < 2.0 + 0.02 and v[:, 0].min() > -0.02
-        assert v[:, 1].min() > -0.02
-        assert v[:, 2].max() < 1.0 + 0.02 and v[:, 2].min() > -0.02
+        assert _depth_in_solid(v, (2.0, 1.0), rim).max() < 0.02
+
+
+@pytest.mark.parametrize("kind", ["sphere", "box"])
+@pytest.mark.parametrize("over", [0.5, 2.0])
+def test_a_throw_over_the_wall_lands_on_the_deck(kind, over):
+    """The walls stand only up to their top: a body thrown from the pool over a wall lands on the
+    deck round the pool (the plane y = rim) where its parabola meets it, x(t) = x0 + v_x t,
+    y(t) = y0 + v_y t - g t^2 / 2 (first contact at the lowest point's height = rim), within 3 cm,
+    and stays on the deck beyond the wall (a box comes to rest, a ball rolls on)."""
+    sim = _sim(PhysicsSpec(glass_strength=1e9, restitution=0.0))
+    rim = float(sim.level.pool.wall_height)
+    g = sim.gravity
+    e = _spawn_kind(sim, kind, (1.0, 0.3, 0.5), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0))
+    b = sim.body(e)
+    below = float(b.position[1] - b.mesh_world()[0][:, 1].min())       # centre above the lowest point
+    # a lob to x = 2 + over: apex 0.5 m above the rim, landing with the lowest point at the rim
+    x0, y0 = 1.0, 0.3
+    vy = math.sqrt(2.0 * g * (rim + 0.5 - y0))
+    y_land = rim + below
+    t = (vy + math.sqrt(vy * vy - 2.0 * g * (y_land - y0))) / g
+    vx = (2.0 + over - x0) / t
+    b.velocity[:] = (vx, vy, 0.0)
+    sim.step(round(t / sim.dt) - 3)
+    assert b.position[0] > 2.0 and b.position[1] > rim, "it did not clear the wall"
+    while float(b.mesh_world()[0][:, 1].min()) > rim + 0.002:
+        sim.step(1)
+    assert float(b.position[0]) == pytest.approx(2.0 + over, abs=0.03)
+    sim.step(round(2.0 / sim.dt))
+    low = float(b.mesh_world()[0][:, 1].min())
+    assert low == pytest.approx(rim, abs=0.005) and float(b.position[0]) > 2.0 + over
+    if kind == "box":       # a ball rolls on: hard ground has no rolling resistance
+        assert float(np.linalg.norm(b.velocity)) < 0.01
+
+
+def test_a_ball_rolled_off_the_deck_drops_into_the_pool():
+    """Off the deck's edge (the wall's top) a rolling ball falls into the pool and rests on its floor."""
+    sim = _sim(PhysicsSpec(glass_strength=1e9, restitution=0.2))
+    rim = float(sim.level.pool.wall_height)
+    r = 0.05
+    e = sim.spawn_body(model="sphere", density=1000.0, radius=r, position=(2.5, rim + r, 0.5),
+                       velocity=(-1.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 1.0 / r))
+    sim.step(round(0.8 / sim.dt))
+    b = sim.body(e)
+    assert float(b.position[0]) < 2.0, "still on the deck"
+    sim.step(round(3.0 / sim.dt))
+    assert float(b.position[1]) == pytest.approx(r, abs=0.005)
+    assert 0.0 < float(b.position[0]) < 2.0
