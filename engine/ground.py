@@ -128,10 +128,13 @@ def sand_cells(level: "Level", shape: tuple[int, int]) -> NDArray[np.uint8]:
 def on_sand(soft: NDArray[np.uint8], dx: float, point: tuple[float, float, float],
             normal: tuple[float, float, float]) -> bool:
     """Whether an impact with the pool at `point` (normal from the pool to the body) was on sand:
-    the floor (normal within 45 degrees of up) over a sand cell."""
+    the floor (normal within 45 degrees of up) over a sand cell; the deck outside the walls is
+    hard."""
     if normal[1] < math.sqrt(0.5):
         return False
     nz, nx = soft.shape
+    if not (0.0 <= point[0] <= nx * dx and 0.0 <= point[2] <= nz * dx):
+        return False
     i = min(max(int(point[0] // dx), 0), nx - 1)
     k = min(max(int(point[2] // dx), 0), nz - 1)
     return bool(soft[k, i])

@@ -69,6 +69,21 @@ def test_an_obstacle_standing_on_sand_is_hard():
     assert not _drop_bottle(sim, 1.6, 1.5)          # beside it, on the sand
 
 
+def test_the_deck_round_a_sandy_pool_is_hard():
+    """The deck (the walls' material, tiles here) is no sand: a bottle dropped 1.5 m onto it
+    beside the sandy pool breaks, as on tiles."""
+    sim = _level("sand")
+    rim = float(sim.level.pool.wall_height)
+    probe = sim.spawn_bottle((1.0, 1.0, 0.5))
+    below = 1.0 - float(sim.body(probe).mesh_world()[0][:, 1].min())
+    sim.remove_body(probe)
+    sim.spawn_bottle((2.4, rim + 1.5 + below, 0.5))
+    broke: list[ev.Shattered] = []
+    sim.on(ev.Shattered, broke.append)
+    sim.step(int(1.0 / sim.dt))
+    assert broke
+
+
 def _break_speed(mass: float, volume: float, strength: float) -> float:
     """The speed at which sand breaks an empty bottle (m_glass = m), by bisection."""
     diameter = (6.0 * volume / math.pi) ** (1 / 3)
