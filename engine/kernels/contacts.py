@@ -122,19 +122,22 @@ def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
 
 
 @njit(cache=True, inline="always")
-def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, con):
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, pool_side, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
     vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them; 1-4 the
     walls x = 0, x = size_x, z = 0, z = size_z, up to the rim) if it is within the margin m;
     return the new count. Its Contacts.pivot is p: a ball's centre, or the vertex itself. q:
-    scratch (3,)."""
+    scratch (3,). pool_side: the body's centre is inside the walls."""
     nz, nx = bed.shape
     key = contact_key(i, -1, k, feat)
     # how far p is outside the walls (> 0: over the deck, or in its solid below the rim)
     out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
     if feat == 0 and out > 0.0:
-        # the deck's top; a point below it and nearer a wall's face is the wall's (its feature)
-        if p[1] < rim and out < rim - p[1]:
+        # the deck's top. A point below it (in the solid) nearer a wall's face is held by that face
+        # (its feature); for a body whose centre is out over the deck, by the deck's top as well,
+        # so that one tipping over the rim or caught in the solid comes out on top, never stuck
+        # between the two faces' pushes
+        if pool_side and p[1] < rim and out < rim - p[1]:
             return count
         d = p[1] - rim - rad
         if d < m:
@@ -164,8 +167,26 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
                 key = contact_key(i, -1, k, SOFT_FLOOR)
             count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, p, con)
         return count
+    if p[1] >= rim:
+        # above the wall's top: a ball (rad > 0) on the pool side can meet its edge, the line at
+        # the rim along the wall: distance from the line less rad, normal from the line out
+        if rad > 0.0:
+            e0 = p[0] if feat == 1 else (size_x - p[0] if feat == 2 else 0.0)
+            e2 = p[2] if feat == 3 else (size_z - p[2] if feat == 4 else 0.0)
+            side = e0 if feat <= 2 else e2
+            if side >= 0.0:
+                e1 = p[1] - rim
+                le = np.sqrt(side * side + e1 * e1)
+                d = le - rad
+                if d < m and le > 0.0:
+                    n0 = (e0 if feat == 1 else -e0) / le if feat <= 2 else 0.0
+                    n2 = (e2 if feat == 3 else -e2) / le if feat >= 3 else 0.0
+                    n1 = e1 / le
+                    q[0] = p[0] - rad * n0; q[1] = p[1] - rad * n1; q[2] = p[2] - rad * n2
+                    count = _push(count, i, -1, q, n0, n1, n2, d, key, p, con)
+        return count
     # a wall's face ends at the rim; past the face, a point nearer the deck's top is the deck's
-    if p[1] >= rim or (out > 0.0 and out >= rim - p[1]):
+    if out > 0.0 and out >= rim - p[1]:
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
     if feat == 1:
@@ -255,14 +276,13 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                      or pos[i, 2] + r > size_z - m)
         top = max(bed_max, rim) if reach_out else bed_max
         floor = pos[i, 1] - r < top + m
-        # a wall holds bodies whose centre is on its pool side, and only below its top; a body
-        # thrown in from outside the pool (over the wall) meets no wall until its centre has
-        # crossed into the pool
+        # a wall's face stands below its top: a body thrown in from outside the pool comes over it
         low = pos[i, 1] - r < rim
-        wx0 = low and pos[i, 0] - r < m and pos[i, 0] >= 0.0
-        wx1 = low and pos[i, 0] + r > size_x - m and pos[i, 0] <= size_x
-        wz0 = low and pos[i, 2] - r < m and pos[i, 2] >= 0.0
-        wz1 = low and pos[i, 2] + r > size_z - m and pos[i, 2] <= size_z
+        pool_side = 0.0 <= pos[i, 0] <= size_x and 0.0 <= pos[i, 2] <= size_z
+        wx0 = low and pos[i, 0] - r < m
+        wx1 = low and pos[i, 0] + r > size_x - m
+        wz0 = low and pos[i, 2] - r < m
+        wz1 = low and pos[i, 2] + r > size_z - m
         if not (floor or wx0 or wx1 or wz0 or wz1):
             continue
         R = rot[i]
@@ -296,7 +316,8 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, pool_side,
+                                      con)
             # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
             # and three more a quarter turn apart (a rim lying flat on it stands on their square)
             n_pts = pt_start[mid + 1] - k0
@@ -312,7 +333,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     for c in range(3):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
-                                          soft, size_x, size_z, rim, con)
+                                          soft, size_x, size_z, rim, pool_side, con)
     return count
 
 
