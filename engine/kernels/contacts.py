@@ -249,6 +249,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     rot, margin = motion.rot, motion.margin
     pt_start, pts, pt_rad = shapes.point_start, shapes.points, shapes.point_radius
     c_start, circles = shapes.circle_start, shapes.circles
+    prim_start, prims = shapes.prim_start, shapes.prims
     bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
         ground.soft
     rim = ground.rim
@@ -334,6 +335,63 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
                                           soft, size_x, size_z, rim, pool_side, con)
+            # a wall's top edge against the body's capsules (a bottle's side leaning on the rim,
+            # which none of its points reaches; a ball's point meets the edge in _static_point)
+            if feat > 0 and rad == 0.0:
+                k_edge = n_pts + 4 * (c_start[mid + 1] - c_start[mid])
+                for j in range(prim_start[mid], prim_start[mid + 1]):
+                    if prims[j, 15] == CAPSULE:
+                        count = _capsule_edge(count, i, k_edge + 2 * (j - prim_start[mid]), feat, pos[i], R, prims[j],
+                                              m, size_x, size_z, rim, cw, aw, con)
+    return count
+
+
+@njit(cache=True)
+def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, con):
+    """Append the contacts of a capsule primitive pr (body frame: ends pr[0:3], pr[3:6], radius pr[6])
+    of body i with the top edge of wall `feat` (1-4: the line y = rim along the wall at x = 0,
+    x = size_x, z = 0, z = size_z): at the point of the capsule's axis nearest the line, when that
+    point is over the pool side of the wall and above the rim (elsewhere the wall's face or the
+    deck's top is nearer); an axis along the edge gets a contact at each end. Separation: the
+    distance from the line less the radius; normal from the line to the axis. Keys k and k + 1. a,
+    b: scratch (3,)."""
+    for c in range(3):
+        a[c] = pos[c] + R[c, 0] * pr[0] + R[c, 1] * pr[1] + R[c, 2] * pr[2]
+        b[c] = pos[c] + R[c, 0] * pr[3] + R[c, 1] * pr[4] + R[c, 2] * pr[5]
+    rad = pr[6]
+    # coordinates across the edge: s (towards the pool, horizontal), y - rim; along the edge: w
+    ax = 0 if feat <= 2 else 2
+    along = 2 if feat <= 2 else 0
+    sgn = 1.0 if feat == 1 or feat == 3 else -1.0
+    wall = 0.0 if feat == 1 or feat == 3 else (size_x if feat == 2 else size_z)
+    length = size_z if feat <= 2 else size_x
+    sa = sgn * (a[ax] - wall); ya = a[1] - rim
+    ds = sgn * (b[ax] - wall) - sa; dy = b[1] - a[1]
+    den = ds * ds + dy * dy
+    for end in range(2):
+        if den > 1e-12:
+            if end == 1:
+                break
+            t = min(max(-(sa * ds + ya * dy) / den, 0.0), 1.0)
+        else:
+            t = float(end)              # along the edge: one contact at each end
+        s_ = sa + t * ds
+        y_ = ya + t * dy
+        w = a[along] + t * (b[along] - a[along])
+        if s_ < 0.0 or y_ < 0.0 or w < 0.0 or w > length:
+            continue
+        le = np.sqrt(s_ * s_ + y_ * y_)
+        d = le - rad
+        if d >= m or le <= 0.0:
+            continue
+        ns = s_ / le; ny = y_ / le
+        n0 = sgn * ns if ax == 0 else 0.0
+        n2 = sgn * ns if ax == 2 else 0.0
+        q = np.empty(3)
+        q[ax] = wall + sgn * (s_ - rad * ns)
+        q[1] = rim + y_ - rad * ny
+        q[along] = w
+        count = _push(count, i, -1, q, n0, ny, n2, d, contact_key(i, -1, k + end, feat), q, con)
     return count
 
 
