@@ -121,30 +121,57 @@ def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
     return count + 1
 
 
+@njit(cache=True)
+def _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con):
+    """_static_point's floor outside the walls: the deck's top, the plane y = rim. A point below it
+    (in the solid) nearer a wall's face is held by that face (its feature); for a body whose centre
+    is out over the deck, by the deck's top as well, so that one tipping over the rim or caught in
+    the solid comes out on top, never stuck between the two faces' pushes."""
+    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
+    if pool_side and p[1] < rim and out < rim - p[1]:
+        return count
+    d = p[1] - rim - rad
+    if d < m:
+        q[0] = p[0]; q[1] = p[1] - rad; q[2] = p[2]
+        count = _push(count, i, -1, q, 0.0, 1.0, 0.0, d, contact_key(i, -1, k, feat), p, con)
+    return count
+
+
+@njit(cache=True)
+def _edge_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, con):
+    """_static_point's wall above its top: a ball (rad > 0) on the pool side meets the wall's edge,
+    the line y = rim along it: separation the distance from the line less rad, normal from the
+    line to the ball's centre."""
+    e0 = p[0] if feat == 1 else (size_x - p[0] if feat == 2 else 0.0)
+    e2 = p[2] if feat == 3 else (size_z - p[2] if feat == 4 else 0.0)
+    side = e0 if feat <= 2 else e2
+    if side < 0.0:
+        return count
+    e1 = p[1] - rim
+    le = np.sqrt(side * side + e1 * e1)
+    d = le - rad
+    if d < m and le > 0.0:
+        n0 = (e0 if feat == 1 else -e0) / le if feat <= 2 else 0.0
+        n2 = (e2 if feat == 3 else -e2) / le if feat >= 3 else 0.0
+        n1 = e1 / le
+        q[0] = p[0] - rad * n0; q[1] = p[1] - rad * n1; q[2] = p[2] - rad * n2
+        count = _push(count, i, -1, q, n0, n1, n2, d, contact_key(i, -1, k, feat), p, con)
+    return count
+
+
 @njit(cache=True, inline="always")
 def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, pool_side, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
-    vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them; 1-4 the
-    walls x = 0, x = size_x, z = 0, z = size_z, up to the rim) if it is within the margin m;
-    return the new count. Its Contacts.pivot is p: a ball's centre, or the vertex itself. q:
-    scratch (3,). pool_side: the body's centre is inside the walls."""
+    vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them, _deck_point;
+    1-4 the walls x = 0, x = size_x, z = 0, z = size_z, up to the rim, and above it a ball against
+    the wall's edge, _edge_point) if it is within the margin m; return the new count. Its
+    Contacts.pivot is p: a ball's centre, or the vertex itself. q: scratch (3,). pool_side: the
+    body's centre is inside the walls."""
     nz, nx = bed.shape
-    key = contact_key(i, -1, k, feat)
-    # how far p is outside the walls (> 0: over the deck, or in its solid below the rim)
-    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
-    if feat == 0 and out > 0.0:
-        # the deck's top. A point below it (in the solid) nearer a wall's face is held by that face
-        # (its feature); for a body whose centre is out over the deck, by the deck's top as well,
-        # so that one tipping over the rim or caught in the solid comes out on top, never stuck
-        # between the two faces' pushes
-        if pool_side and p[1] < rim and out < rim - p[1]:
-            return count
-        d = p[1] - rim - rad
-        if d < m:
-            q[0] = p[0]; q[1] = p[1] - rad; q[2] = p[2]
-            count = _push(count, i, -1, q, 0.0, 1.0, 0.0, d, key, p, con)
-        return count
     if feat == 0:
+        if not (0.0 <= p[0] <= size_x and 0.0 <= p[2] <= size_z):
+            return _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con)
+        key = contact_key(i, -1, k, feat)
         h, gx, gz = bed_height(bed, dx, p[0], p[2])
         inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
         d = (p[1] - h) * inv - rad
@@ -168,24 +195,9 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
             count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, p, con)
         return count
     if p[1] >= rim:
-        # above the wall's top: a ball (rad > 0) on the pool side can meet its edge, the line at
-        # the rim along the wall: distance from the line less rad, normal from the line out
-        if rad > 0.0:
-            e0 = p[0] if feat == 1 else (size_x - p[0] if feat == 2 else 0.0)
-            e2 = p[2] if feat == 3 else (size_z - p[2] if feat == 4 else 0.0)
-            side = e0 if feat <= 2 else e2
-            if side >= 0.0:
-                e1 = p[1] - rim
-                le = np.sqrt(side * side + e1 * e1)
-                d = le - rad
-                if d < m and le > 0.0:
-                    n0 = (e0 if feat == 1 else -e0) / le if feat <= 2 else 0.0
-                    n2 = (e2 if feat == 3 else -e2) / le if feat >= 3 else 0.0
-                    n1 = e1 / le
-                    q[0] = p[0] - rad * n0; q[1] = p[1] - rad * n1; q[2] = p[2] - rad * n2
-                    count = _push(count, i, -1, q, n0, n1, n2, d, key, p, con)
-        return count
-    # a wall's face ends at the rim; past the face, a point nearer the deck's top is the deck's
+        return _edge_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, con) if rad > 0.0 else count
+    # a wall's face ends at the rim; past the faces, a point nearer the deck's top is the deck's
+    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
     if out > 0.0 and out >= rim - p[1]:
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
@@ -198,7 +210,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
     else:
         d = size_z - p[2] - rad; q[2] += rad; n0 = 0.0; n2 = -1.0
     if d < m:
-        count = _push(count, i, -1, q, n0, 0.0, n2, d, key, p, con)
+        count = _push(count, i, -1, q, n0, 0.0, n2, d, contact_key(i, -1, k, feat), p, con)
     return count
 
 
@@ -302,8 +314,14 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
             for k in range(k0, pt_start[mid + 1]):
                 y = pos[i, axis] + R[axis, 0] * pts[k, 0] + R[axis, 1] * pts[k, 1] + R[axis, 2] * pts[k, 2]
                 if feat == 0:
-                    if (y - top) * cos_min - rad >= m + 1e-9:
-                        continue
+                    if (y - bed_max) * cos_min - rad >= m + 1e-9:
+                        # out of the bed's reach; the deck's, only outside the walls
+                        if not reach_out or y - rad - rim >= m:
+                            continue
+                        x_ = pos[i, 0] + R[0, 0] * pts[k, 0] + R[0, 1] * pts[k, 1] + R[0, 2] * pts[k, 2]
+                        z_ = pos[i, 2] + R[2, 0] * pts[k, 0] + R[2, 1] * pts[k, 1] + R[2, 2] * pts[k, 2]
+                        if 0.0 <= x_ <= size_x and 0.0 <= z_ <= size_z:
+                            continue
                 elif feat == 1:
                     if y - rad >= m:
                         continue
