@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from engine.terrain import DECK
+
 if TYPE_CHECKING:
     from engine.render.camera import OrbitCamera
     from engine.world import Simulation
@@ -88,11 +90,13 @@ class Scene:
             self.radii = np.zeros(0)
 
     def height(self, x: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Height of the solid/water top at (x, z): the water surface inside, the deck outside."""
+        """Height of the solid/water top at (x, z): the water surface inside, the deck outside, out
+        to its edge (engine.terrain.DECK); -inf beyond it, where there is no ground to land on."""
         inside = (x >= 0.0) & (x <= self.sx) & (z >= 0.0) & (z <= self.sz)
+        on_deck = (x >= -DECK) & (x <= self.sx + DECK) & (z >= -DECK) & (z <= self.sz + DECK)
         i = np.clip((x / self.dx).astype(np.int64), 0, self.nx - 1)
         k = np.clip((z / self.dx).astype(np.int64), 0, self.nz - 1)
-        return np.where(inside, self.top[k, i], self.wall)
+        return np.where(inside, self.top[k, i], np.where(on_deck, self.wall, -np.inf))
 
     def first_hit(self, pts: NDArray[np.float64]) -> int:
         """Index of the first point of a polyline that is inside the solid, or -1."""

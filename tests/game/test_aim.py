@@ -154,3 +154,55 @@ def test_gallery_throws_at_the_targets_hit_them(gallery_level, tmp_path, throwab
             missed.append((target, touched))
     game.sim.close()
     assert not missed, missed
+
+
+def test_the_deck_is_a_target_out_to_its_edge_and_beyond_it_there_is_none(calm):
+    """The deck round the pool (at the walls' top, out to engine.terrain.DECK) is ground a throw
+    lands on: a ray down onto it 2 m beyond a wall finds it there. A ray down past its edge finds
+    nothing (the sky is drawn there), so no marker promises a landing the physics has no ground for."""
+    from engine.terrain import DECK
+    scene = aim.Scene(calm.sim)
+    sx, sz = calm.sim.level.pool.size
+    rim = calm.sim.level.pool.wall_height
+    down = np.array([0.0, -1.0, 0.0])
+    hit = aim.target_under(scene, np.array([sx + 2.0, rim + 3.0, 0.5 * sz]), down)
+    assert hit is not None and hit.what == "wall"
+    np.testing.assert_allclose(hit.point, (sx + 2.0, rim, 0.5 * sz), atol=0.01)
+    assert aim.target_under(scene, np.array([sx + DECK + 1.0, rim + 3.0, 0.5 * sz]), down) is None
+
+
+def test_a_throw_at_the_deck_lands_on_it_where_the_marker_is(calm):
+    """A lob (a tap: the lowest-energy arc) at the deck 1.5 m beyond the far wall clears the wall
+    and comes down on the deck within 10 cm of the marker (the walls end at their top)."""
+    game = calm
+    sx, sz = game.sim.level.pool.size
+    rim = game.sim.level.pool.wall_height
+    goal = np.array([sx + 1.5, rim, 0.5 * sz])
+    # the screen point whose ray meets the deck there: search the screen for the nearest target
+    best = None
+    for x in np.linspace(0, game.width, 81):
+        for y in np.linspace(0, game.height, 46):
+            game.on_mouse_motion(x, y, 0, 0)
+            t = game.aim_target()
+            if t is not None and t.what == "wall":
+                dist = float(np.linalg.norm(t.point - goal))
+                if best is None or dist < best[0]:
+                    best = (dist, x, y)
+    assert best is not None and best[0] < 0.3, "no screen point aims at the deck there"
+    _, x, y = best
+    game.on_key_press(KEY_SYMBOLS["_4"], 0)
+    game.on_mouse_motion(x, y, 0, 0)
+    game.on_mouse_press(x, y, LEFT, 0)
+    marker = game.landing_marker()
+    game.on_mouse_release(x, y, LEFT, 0)
+    e = game.last_throw
+    b = game.sim.body(e)
+    for _ in range(400):                              # until it bounces on the deck
+        vy = float(b.velocity[1])
+        game.sim.step(1)
+        if vy < 0.0 < float(b.velocity[1]):
+            break
+    landed = np.array(b.position)
+    assert landed[1] == pytest.approx(rim + 0.06, abs=0.05)       # the ball (6 cm) on the deck
+    assert np.linalg.norm(landed[[0, 2]] - marker[[0, 2]]) < 0.10
+    assert landed[0] > sx
