@@ -121,13 +121,19 @@ def _push(count, a, b, p, nx, ny, nz, d, key, centre, con):
     return count + 1
 
 
+@njit(cache=True, inline="always")
+def _outside(x, z, size_x, size_z):
+    """How far (x, z) lies outside the walls: its largest distance past any of them (<= 0 inside)."""
+    return max(max(-x, x - size_x), max(-z, z - size_z))
+
+
 @njit(cache=True)
 def _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con):
     """_static_point's floor outside the walls: the deck's top, the plane y = rim. A point below it
     (in the solid) nearer a wall's face is held by that face (its feature); for a body whose centre
     is out over the deck, by the deck's top as well, so that one tipping over the rim or caught in
     the solid comes out on top, never stuck between the two faces' pushes."""
-    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
+    out = _outside(p[0], p[2], size_x, size_z)
     if pool_side and p[1] < rim and out < rim - p[1]:
         return count
     d = p[1] - rim - rad
@@ -169,7 +175,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
     body's centre is inside the walls."""
     nz, nx = bed.shape
     if feat == 0:
-        if not (0.0 <= p[0] <= size_x and 0.0 <= p[2] <= size_z):
+        if _outside(p[0], p[2], size_x, size_z) > 0.0:
             return _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con)
         key = contact_key(i, -1, k, feat)
         h, gx, gz = bed_height(bed, dx, p[0], p[2])
@@ -197,7 +203,7 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
     if p[1] >= rim:
         return _edge_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, con) if rad > 0.0 else count
     # a wall's face ends at the rim; past the faces, a point nearer the deck's top is the deck's
-    out = max(max(-p[0], p[0] - size_x), max(-p[2], p[2] - size_z))
+    out = _outside(p[0], p[2], size_x, size_z)
     if out > 0.0 and out >= rim - p[1]:
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
@@ -320,7 +326,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                             continue
                         x_ = pos[i, 0] + R[0, 0] * pts[k, 0] + R[0, 1] * pts[k, 1] + R[0, 2] * pts[k, 2]
                         z_ = pos[i, 2] + R[2, 0] * pts[k, 0] + R[2, 1] * pts[k, 1] + R[2, 2] * pts[k, 2]
-                        if 0.0 <= x_ <= size_x and 0.0 <= z_ <= size_z:
+                        if _outside(x_, z_, size_x, size_z) <= 0.0:
                             continue
                 elif feat == 1:
                     if y - rad >= m:
@@ -360,19 +366,19 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                 for j in range(prim_start[mid], prim_start[mid + 1]):
                     if prims[j, 15] == CAPSULE:
                         count = _capsule_edge(count, i, k_edge + 2 * (j - prim_start[mid]), feat, pos[i], R, prims[j],
-                                              m, size_x, size_z, rim, cw, aw, con)
+                                              m, size_x, size_z, rim, cw, aw, q, con)
     return count
 
 
 @njit(cache=True)
-def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, con):
+def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, q, con):
     """Append the contacts of a capsule primitive pr (body frame: ends pr[0:3], pr[3:6], radius pr[6])
     of body i with the top edge of wall `feat` (1-4: the line y = rim along the wall at x = 0,
     x = size_x, z = 0, z = size_z): at the point of the capsule's axis nearest the line, when that
     point is over the pool side of the wall and above the rim (elsewhere the wall's face or the
     deck's top is nearer); an axis along the edge gets a contact at each end. Separation: the
     distance from the line less the radius; normal from the line to the axis. Keys k and k + 1. a,
-    b: scratch (3,)."""
+    b, q: scratch (3,)."""
     for c in range(3):
         a[c] = pos[c] + R[c, 0] * pr[0] + R[c, 1] * pr[1] + R[c, 2] * pr[2]
         b[c] = pos[c] + R[c, 0] * pr[3] + R[c, 1] * pr[4] + R[c, 2] * pr[5]
@@ -386,13 +392,9 @@ def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, c
     sa = sgn * (a[ax] - wall); ya = a[1] - rim
     ds = sgn * (b[ax] - wall) - sa; dy = b[1] - a[1]
     den = ds * ds + dy * dy
-    for end in range(2):
-        if den > 1e-12:
-            if end == 1:
-                break
-            t = min(max(-(sa * ds + ya * dy) / den, 0.0), 1.0)
-        else:
-            t = float(end)              # along the edge: one contact at each end
+    along_edge = den <= 1e-12           # the axis parallel to the edge: a contact at each end
+    for end in range(2 if along_edge else 1):
+        t = float(end) if along_edge else min(max(-(sa * ds + ya * dy) / den, 0.0), 1.0)
         s_ = sa + t * ds
         y_ = ya + t * dy
         w = a[along] + t * (b[along] - a[along])
@@ -405,7 +407,6 @@ def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, c
         ns = s_ / le; ny = y_ / le
         n0 = sgn * ns if ax == 0 else 0.0
         n2 = sgn * ns if ax == 2 else 0.0
-        q = np.empty(3)
         q[ax] = wall + sgn * (s_ - rad * ns)
         q[1] = rim + y_ - rad * ny
         q[along] = w
@@ -1361,11 +1362,11 @@ def remember(nc, con, keys_out, j_out):
 
 @njit(cache=True)
 def end_substep(n, nc, con, bodies, motion, settings, ground, dt):
-    """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_in_pool, the
+    """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_on_deck, the
     bodies touching something in this substep's contacts (motion.touching), rigid.update_sleep.
     Returns the number asleep."""
     rigid.drift(n, bodies, motion, dt)
-    rigid.keep_in_pool(n, bodies, motion, ground.size_x, ground.size_z, ground.deck)
+    rigid.keep_on_deck(n, bodies, motion, ground.size_x, ground.size_z, ground.deck)
     touching = motion.touching
     for i in range(n):
         touching[i] = False

@@ -189,7 +189,7 @@ def drift(n, bodies, motion, dt):
 
 
 @njit(cache=True)
-def keep_in_pool(n, bodies, motion, size_x, size_z, deck):
+def keep_on_deck(n, bodies, motion, size_x, size_z, deck):
     """Guard the invariant that every centre of mass stays over the pool or its deck, -deck <= x
     <= size_x + deck, -deck <= z <= size_z + deck, and above the floor, y >= 0, whatever the speed:
     the contacts hold the bed, walls and deck; this is the world's edge, the end of the deck (a
