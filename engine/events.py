@@ -62,6 +62,20 @@ class Spawned:
 
 
 @dataclass(frozen=True, slots=True)
+class FellOff:
+    """A body went over the deck's outer edge and fell out of the world (FallOff removed it).
+
+    `position` is where it was removed, below the deck; `lost_volume` the water it held, which
+    left the world with it (WaterGrid.source_volume counts it, as an outflow)."""
+    entity: int
+    kind: str                 # "bottle", "shard" or "prop"
+    position: tuple[float, float, float]
+    lost_volume: float = 0.0  # m^3
+    time: float = 0.0
+    model: str = ""           # its model's name ("bottle", "crate", "sphere", ...)
+
+
+@dataclass(frozen=True, slots=True)
 class ModFailed:
     """A mod raised; it has been disabled. For the HUD and logs."""
     mod: str

@@ -103,7 +103,7 @@ class ModAPI:
     def add_system(self, system: System, *, before: str | None = None, after: str | None = None) -> None:
         """Run `system` every step, before and/or after systems named like "StepFluid" (default: last).
 
-        Engine systems: IntegrateBodies, StepFluid, CoupleWater, Shatter (and WaveMakers in levels
+        Engine systems: IntegrateBodies, FallOff, StepFluid, CoupleWater, Shatter, HeldWater (and WaveMakers in levels
         that have wave makers); other mods' systems are named by their `name`.
         """
         if not isinstance(system, System):

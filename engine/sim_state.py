@@ -45,7 +45,10 @@ COMPONENTS: dict[str, tuple[type, tuple[str, ...]]] = {
     "ShatterRequest": (ShatterRequest, ("impulse",)),
 }
 # The events a save holds while they wait for the end of a step (spawns made between steps).
-EVENTS: dict[str, type] = {c.__name__: c for c in (ev.Impact, ev.Shattered, ev.Splash, ev.Spawned, ev.ModFailed)}
+# engine systems added since save version 2 whose state() is empty: a save without them is whole
+ADDED_SYSTEMS = frozenset({"FallOff"})
+EVENTS: dict[str, type] = {c.__name__: c for c in (ev.Impact, ev.Shattered, ev.Splash, ev.Spawned, ev.FellOff,
+                                                             ev.ModFailed)}
 _EVENT_TUPLES = {"point", "normal", "position", "shards", "velocity"}
 
 
@@ -465,7 +468,8 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
             if isinstance(failed, str) and failed and ms.get(name).failed is None:
                 ms.disable(name, failed[:500], report=False)
     order = need(tree, "order", list)
-    if order != sim.system_names():
+    # a save from before an engine system that keeps nothing was added loads without it
+    if order != sim.system_names() and [n for n in sim.system_names() if n in order or n not in ADDED_SYSTEMS] != order:
         raise SaveError(f"the save was made with systems {', '.join(map(str, order))[:300]} but this game runs "
                         f"{', '.join(sim.system_names())} (load it on the same level with the same mods)")
     clock = need(tree, "clock", dict)
@@ -482,6 +486,8 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
     stateless = need(tree, "stateless", list)
     for s in sim.systems:
         has = callable(getattr(s, "state", None)) and callable(getattr(s, "set_state", None))
+        if s.name in ADDED_SYSTEMS and s.name not in order:
+            continue
         if has and s.name not in systems:
             raise SaveError(f"the save holds no state for system {s.name}")
         if has:

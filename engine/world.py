@@ -2,7 +2,7 @@
 
 The system order is written once, here:
 
-    SIMULATION = (IntegrateBodies, StepFluid, CoupleWater, Shatter, HeldWater)
+    SIMULATION = (IntegrateBodies, FallOff, StepFluid, CoupleWater, Shatter, HeldWater)
 
 Mods and the game place further systems by name (`add_system(Wind(), after="StepFluid")`). The
 Simulation keeps that list and calls each system's `process(dt)` in order itself; esper holds the
@@ -34,9 +34,9 @@ from engine.hull import HullField
 from engine.levels import Level, load_level
 from engine.levels.setup import apply_level
 from engine.retire import retire_over_cap
-from engine.systems import CoupleWater, HeldWater, IntegrateBodies, Shatter, StepFluid, System
+from engine.systems import CoupleWater, FallOff, HeldWater, IntegrateBodies, Shatter, StepFluid, System
 
-SIMULATION: tuple[type[System], ...] = (IntegrateBodies, StepFluid, CoupleWater, Shatter, HeldWater)
+SIMULATION: tuple[type[System], ...] = (IntegrateBodies, FallOff, StepFluid, CoupleWater, Shatter, HeldWater)
 
 _world_ids = itertools.count()
 

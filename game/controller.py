@@ -131,6 +131,8 @@ class Game(Throwing, Tools, Input):
         self.slowmo_left = 0.0
         from engine import events as ev
         self.sim.on(ev.Shattered, self._on_shattered)
+        self.sim.on(ev.FellOff, self._on_fell_off)
+        self.thrown_names = {}
         self.throwables = throwables_for(self.sim)
         wet = self.sim.water.read("h") > 1e-6
         eta = self.sim.water.eta
@@ -291,9 +293,19 @@ class Game(Throwing, Tools, Input):
             self.home()                     # a save without a camera: the level's view, never the old level's
         self.notice(f"loaded {self.save_path} (t = {self.sim.time:.2f} s)")
 
+    def _on_fell_off(self, event: Any) -> None:
+        """Say so when a bottle or a prop goes over the deck's edge (shards go quietly)."""
+        name = self.thrown_names.pop(event.entity, None)
+        if event.kind == "shard":
+            return
+        if name is None:       # a level's body: its model's name ("crate"; a sphere's model is "sphere 0.06")
+            name = "bottle" if event.kind == "bottle" else event.model.split(" ")[0].replace("_", " ")
+        self.notice(f"the {name} fell off the edge of the deck" + (" with its water" if event.lost_volume > 0 else ""))
+
     def _on_shattered(self, event: Any) -> None:
         """A break plays in slow motion for a moment (real time; the physics step is unchanged)
         and nudges the camera, more the nearer it is."""
+        self.thrown_names.pop(event.entity, None)
         self.slowmo_left = SLOWMO_SECONDS
         d = float(np.linalg.norm(np.asarray(event.position, float) - self.camera.eye))
         self._shake = (self.clock(), min(NUDGE / max(d, 0.5), NUDGE))

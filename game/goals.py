@@ -44,12 +44,19 @@ class GoalTracker:
         self.finished_at: float | None = None
         sim.on(ev.Shattered, self.on_shattered)
         sim.on(ev.Splash, self.on_splash)
+        sim.on(ev.FellOff, self.on_fell_off)
 
     # -- events --------------------------------------------------------------------------------
     def on_shattered(self, e) -> None:
         if self.state != "playing":
             return
         if (self.kind == "break" and e.entity in self.level_bottles) or self.kind == "smash":
+            self.done += 1
+
+    def on_fell_off(self, e) -> None:
+        """A goal bottle knocked off the deck's edge is out of play, as good as broken (else the
+        goal could no longer be won)."""
+        if self.state == "playing" and self.kind == "break" and e.entity in self.level_bottles:
             self.done += 1
 
     def on_splash(self, e) -> None:

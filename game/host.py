@@ -55,6 +55,7 @@ class GameHost:
     charging: bool
     charge_time: float
     last_throw: int | None
+    thrown_names: dict[int, str]                                     # entity -> what was thrown ("stone ball")
     # tools
     tool: str
     rain_left: int

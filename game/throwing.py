@@ -175,5 +175,6 @@ class Throwing(GameHost):
                       orientation=(1.0, 0.0, 0.0, 0.0))
             e = sim.spawn_body(**kw)
         self.last_throw = e
+        self.thrown_names[e] = item.name
         self.goal.threw(e)
         return e

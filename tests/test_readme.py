@@ -102,7 +102,7 @@ def test_the_small_mod_loads_and_runs(tmp_path):
     path.write_text(block("## Mods", "python"))
     sim = Simulation(Level())
     mods.load_mods(sim, [path])
-    assert sim.system_names()[1:3] == ["Breeze", "StepFluid"]   # before="StepFluid"
+    assert sim.system_names()[2:4] == ["Breeze", "StepFluid"]   # before="StepFluid"
     sim.step(1)
     # still water pushed by a_x = 0.05 m/s^2 for one step: u = a_x dt on every face away from the
     # walls (the surface there is still flat; the pool's small friction takes off well under 1%);

@@ -5,10 +5,12 @@ Serial numba kernels, so that a step replays bitwise. Geometry (all world frame,
   one point of radius r at its centre) against the bed height field (bilinear between cell
   centres, normal from its gradient; a ledge one cell wide is seen as a steep ramp), the four
   walls x = 0, x = size_x, z = 0, z = size_z from the bed up to their top (ground.rim), and the
-  deck round the pool, the plane y = rim outside the walls: a throw clears the walls and lands on
-  the deck. A point outside the walls and below the rim is inside the deck's solid: it is held
-  by the nearer of the wall's face and the deck's top. Against a plane a convex hull's vertices
-  are its exact supports.
+  deck round the pool, the plane y = rim outside the walls out to its outer edge `ground.deck`
+  beyond them: a throw clears the walls and lands on the deck. A point outside the walls and
+  below the rim is inside the deck's solid: it is held by the nearer of the wall's face and the
+  deck's top. Past the deck's outer edge the deck is a box standing down without end (its top
+  edge, its side): a body rolled or thrown off the edge tips over it and falls (FallOff removes
+  it below the world). Against a plane a convex hull's vertices are its exact supports.
 - Bodies: broad phase by sort and sweep along x of bounding spheres grown by each body's motion
   this step; narrow phase (engine/kernels/narrow.py) the contact manifold of every convex
   PRIMITIVE of one body against every primitive of the other: box-box by the separating-axis
@@ -128,18 +130,57 @@ def _outside(x, z, size_x, size_z):
 
 
 @njit(cache=True)
-def _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con):
-    """_static_point's floor outside the walls: the deck's top, the plane y = rim. A point below it
-    (in the solid) nearer a wall's face is held by that face (its feature); for a body whose centre
-    is out over the deck, by the deck's top as well, so that one tipping over the rim or caught in
-    the solid comes out on top, never stuck between the two faces' pushes."""
+def _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, deck, side, con):
+    """_static_point's floor outside the walls and inside the deck's outer edge: the deck's top,
+    the plane y = rim. A point below it (in the solid) nearer a wall's face is held by that face
+    (its feature) when the body's centre is inside the walls (side 1); nearer the deck's outer
+    side, by that side when the body's centre is past the deck's edge (side -1, falling off it);
+    by the deck's top otherwise, so that one tipping over the rim or caught in the solid comes out
+    on top, never stuck between two faces' pushes."""
     out = _outside(p[0], p[2], size_x, size_z)
-    if pool_side and p[1] < rim and out < rim - p[1]:
+    below = rim - p[1]
+    if side == 1 and below > 0.0 and out < below:
+        return count
+    edge = deck - out                    # in from the deck's outer edge (>= 0 here)
+    if side == -1 and below > 0.0 and edge < below:
+        # the outer side face, x = -deck, x = size_x + deck, z = -deck or z = size_z + deck: the
+        # one `out` measures to, its normal outwards
+        n0 = 0.0; n2 = 0.0
+        if out == -p[0]:
+            n0 = -1.0
+        elif out == p[0] - size_x:
+            n0 = 1.0
+        elif out == -p[2]:
+            n2 = -1.0
+        else:
+            n2 = 1.0
+        d = -edge - rad
+        if d < m:
+            q[0] = p[0] - rad * n0; q[1] = p[1]; q[2] = p[2] - rad * n2
+            count = _push(count, i, -1, q, n0, 0.0, n2, d, contact_key(i, -1, k, feat), p, con)
         return count
     d = p[1] - rim - rad
     if d < m:
         q[0] = p[0]; q[1] = p[1] - rad; q[2] = p[2]
         count = _push(count, i, -1, q, 0.0, 1.0, 0.0, d, contact_key(i, -1, k, feat), p, con)
+    return count
+
+
+@njit(cache=True)
+def _beyond_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, deck, con):
+    """_static_point's floor past the deck's outer edge: the deck as a box without bottom, x in
+    [-deck, size_x + deck], z in [-deck, size_z + deck], y <= rim. The nearest point of it, c =
+    (clamp x, min(y, rim), clamp z), gives the separation |p - c| - rad and the normal (p - c) /
+    |p - c|: its top edge above the rim (a ball or a vertex tipping over it), its side below."""
+    cx = min(max(p[0], -deck), size_x + deck)
+    cz = min(max(p[2], -deck), size_z + deck)
+    o0 = p[0] - cx; o1 = max(p[1] - rim, 0.0); o2 = p[2] - cz
+    le = np.sqrt(o0 * o0 + o1 * o1 + o2 * o2)
+    d = le - rad
+    if d < m and le > 0.0:
+        n0 = o0 / le; n1 = o1 / le; n2 = o2 / le
+        q[0] = p[0] - rad * n0; q[1] = p[1] - rad * n1; q[2] = p[2] - rad * n2
+        count = _push(count, i, -1, q, n0, n1, n2, d, contact_key(i, -1, k, feat), p, con)
     return count
 
 
@@ -166,17 +207,21 @@ def _edge_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, con):
 
 
 @njit(cache=True, inline="always")
-def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, pool_side, con):
+def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, deck, side, con):
     """Append to con the contact of body i's point k (world p, a ball of radius rad: 0 for a
-    vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them, _deck_point;
-    1-4 the walls x = 0, x = size_x, z = 0, z = size_z, up to the rim, and above it a ball against
-    the wall's edge, _edge_point) if it is within the margin m; return the new count. Its
-    Contacts.pivot is p: a ball's centre, or the vertex itself. q: scratch (3,). pool_side: the
-    body's centre is inside the walls."""
+    vertex) with `feat` (0 the floor: the bed inside the walls, the deck outside them, _deck_point,
+    and past the deck's edge, _beyond_point; 1-4 the walls x = 0, x = size_x, z = 0, z = size_z,
+    up to the rim, and above it a ball against the wall's edge, _edge_point) if it is within the
+    margin m; return the new count. Its Contacts.pivot is p: a ball's centre, or the vertex itself.
+    q: scratch (3,). side: where the body's centre is, 1 inside the walls, 0 over the deck, -1
+    past the deck's outer edge."""
     nz, nx = bed.shape
+    out = _outside(p[0], p[2], size_x, size_z)
     if feat == 0:
-        if _outside(p[0], p[2], size_x, size_z) > 0.0:
-            return _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, pool_side, con)
+        if out > deck:
+            return _beyond_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, deck, con)
+        if out > 0.0:
+            return _deck_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, deck, side, con)
         key = contact_key(i, -1, k, feat)
         h, gx, gz = bed_height(bed, dx, p[0], p[2])
         inv = 1.0 / np.sqrt(1.0 + gx * gx + gz * gz)
@@ -200,10 +245,11 @@ def _static_point(count, i, k, feat, p, q, rad, m, bed, dx, soft, size_x, size_z
                 key = contact_key(i, -1, k, SOFT_FLOOR)
             count = _push(count, i, -1, q, -gx * inv, inv, -gz * inv, d, key, p, con)
         return count
+    if out > deck:                       # past the deck's edge: the deck is nearer than any wall
+        return count
     if p[1] >= rim:
         return _edge_point(count, i, k, feat, p, q, rad, m, size_x, size_z, rim, con) if rad > 0.0 else count
     # a wall's face ends at the rim; past the faces, a point nearer the deck's top is the deck's
-    out = _outside(p[0], p[2], size_x, size_z)
     if out > 0.0 and out >= rim - p[1]:
         return count
     q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
@@ -270,7 +316,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     prim_start, prims = shapes.prim_start, shapes.prims
     bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
         ground.soft
-    rim = ground.rim
+    rim, deck = ground.rim, ground.deck
     p = np.empty(3); q = np.empty(3)
     cw = np.empty(3); aw = np.empty(3); e0 = np.empty(3); e1 = np.empty(3)
     # a point can only touch the floor if (y - bed_max) cos_min - rad < margin: the bed is below
@@ -290,6 +336,9 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
         if not active[i]:
             continue
         r, m = radius[i], margin[i]
+        centre_out = _outside(pos[i, 0], pos[i, 2], size_x, size_z)
+        if centre_out - deck >= r + m:
+            continue                     # wholly past the deck's edge, falling clear of it
         # the highest floor under the body: the deck where it reaches out over the walls
         reach_out = (pos[i, 0] - r < m or pos[i, 0] + r > size_x - m or pos[i, 2] - r < m
                      or pos[i, 2] + r > size_z - m)
@@ -297,7 +346,9 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
         floor = pos[i, 1] - r < top + m
         # a wall's face stands below its top: a body thrown in from outside the pool comes over it
         low = pos[i, 1] - r < rim
-        pool_side = 0.0 <= pos[i, 0] <= size_x and 0.0 <= pos[i, 2] <= size_z
+        side = 1 if centre_out <= 0.0 else (0 if centre_out <= deck else -1)
+        # the walls stand deck metres from the deck's edge, beyond the reach of a body past it
+        low = low and side >= 0
         wx0 = low and pos[i, 0] - r < m
         wx1 = low and pos[i, 0] + r > size_x - m
         wz0 = low and pos[i, 2] - r < m
@@ -341,8 +392,8 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     continue
                 for c in range(3):
                     p[c] = pos[i, c] + R[c, 0] * pts[k, 0] + R[c, 1] * pts[k, 1] + R[c, 2] * pts[k, 2]
-                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, pool_side,
-                                      con)
+                count = _static_point(count, i, k - k0, feat, p, q, rad, m, bed, dx, soft, size_x, size_z, rim, deck,
+                                      side, con)
             # rims as circles (`meshes.rim_circles`): per circle the point deepest towards the feature
             # and three more a quarter turn apart (a rim lying flat on it stands on their square)
             n_pts = pt_start[mid + 1] - k0
@@ -358,7 +409,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                     for c in range(3):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
-                                          soft, size_x, size_z, rim, pool_side, con)
+                                          soft, size_x, size_z, rim, deck, side, con)
             # a wall's top edge against the body's capsules (a bottle's side leaning on the rim,
             # which none of its points reaches; a ball's point meets the edge in _static_point)
             if feat > 0 and rad == 0.0:
@@ -1362,11 +1413,11 @@ def remember(nc, con, keys_out, j_out):
 
 @njit(cache=True)
 def end_substep(n, nc, con, bodies, motion, settings, ground, dt):
-    """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_on_deck, the
+    """One call for the end of a substep (IntegrateBodies): rigid.drift, rigid.keep_above_floor, the
     bodies touching something in this substep's contacts (motion.touching), rigid.update_sleep.
     Returns the number asleep."""
     rigid.drift(n, bodies, motion, dt)
-    rigid.keep_on_deck(n, bodies, motion, ground.size_x, ground.size_z, ground.deck)
+    rigid.keep_above_floor(n, bodies, motion, ground.size_x, ground.size_z)
     touching = motion.touching
     for i in range(n):
         touching[i] = False

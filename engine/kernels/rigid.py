@@ -189,26 +189,18 @@ def drift(n, bodies, motion, dt):
 
 
 @njit(cache=True)
-def keep_on_deck(n, bodies, motion, size_x, size_z, deck):
-    """Guard the invariant that every centre of mass stays over the pool or its deck, -deck <= x
-    <= size_x + deck, -deck <= z <= size_z + deck, and above the floor, y >= 0, whatever the speed:
-    the contacts hold the bed, walls and deck; this is the world's edge, the end of the deck (a
-    throw that would fly past it stops there). A centre put back loses its outward velocity. A
-    centre beyond the edge that moves inwards (a body thrown from farther out) is left to fly in."""
+def keep_above_floor(n, bodies, motion, size_x, size_z):
+    """Guard the invariant that no centre of mass over the pool's floor, 0 <= x <= size_x and
+    0 <= z <= size_z, is below it (y >= 0), whatever the speed: a centre put back loses its
+    downward velocity. The contacts hold the bed, the walls and the deck; past the deck's outer
+    edge (beyond `deck` metres from the walls) there is no ground, and a body there falls until
+    FallOff takes it out of the world."""
     awake, pos, vel = motion.awake, bodies.pos, bodies.vel
     for i in range(n):
         if not awake[i]:
             continue
-        if pos[i, 0] < -deck and vel[i, 0] <= 0.0:
-            pos[i, 0] = -deck; vel[i, 0] = 0.0
-        elif pos[i, 0] > size_x + deck and vel[i, 0] >= 0.0:
-            pos[i, 0] = size_x + deck; vel[i, 0] = 0.0
-        if pos[i, 1] < 0.0:
+        if pos[i, 1] < 0.0 and 0.0 <= pos[i, 0] <= size_x and 0.0 <= pos[i, 2] <= size_z:
             pos[i, 1] = 0.0; vel[i, 1] = max(vel[i, 1], 0.0)
-        if pos[i, 2] < -deck and vel[i, 2] <= 0.0:
-            pos[i, 2] = -deck; vel[i, 2] = 0.0
-        elif pos[i, 2] > size_z + deck and vel[i, 2] >= 0.0:
-            pos[i, 2] = size_z + deck; vel[i, 2] = 0.0
 
 
 @njit(cache=True)

@@ -48,7 +48,7 @@ class CoupleWater(System):
     READS = (BodyRef, "BodyStore.slots", "BodyStore.models", "BodyStore.alive", "BodyStore.kind", "BodyStore.model_id",
              "BodyStore.pos", "BodyStore.quat", "BodyStore.vel", "BodyStore.angvel", "BodyStore.mass",
              "BodyStore.inv_mass", "BodyStore.inv_inertia", "BodyStore.volume", "BodyStore.sleep",
-             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag", "SolidColumns.terrain",
+             "BodyStore.sleep_after", "BodyStore.touching", "BodyStore.drag", "BodyStore.radius", "SolidColumns.terrain",
              "SolidColumns.barriers")
     WRITES = ("BodyStore.force", "BodyStore.torque", "BodyStore.submerged", "BodyStore.surface", "WaterGrid.h",
               "WaterGrid.bed", "WaterGrid.u", "WaterGrid.w", "WaterGrid.ax", "WaterGrid.az", "HullField.covered",
@@ -167,7 +167,13 @@ class CoupleWater(System):
         active, asleep, forced, fresh = self._active[:n], self._asleep[:n], self._forced[:n], self._fresh[:n]
         # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
         # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
-        slots = coupling.Slots(store.alive[:n], store.sleep[:n], store.model_id[:n], store.kind[:n], static_set)
+        # a body wholly outside the walls (on the deck, or falling past its edge) is out of the
+        # water's reach: the coupling leaves it alone (its surface plane reads 0, no water)
+        nz_, nx_ = water.shape
+        p_ = store.pos[:n]
+        out = np.maximum(np.maximum(-p_[:, 0], p_[:, 0] - nx_ * water.dx), np.maximum(-p_[:, 2], p_[:, 2] - nz_ * water.dx))
+        alive = store.alive[:n] & (out <= store.radius[:n])
+        slots = coupling.Slots(alive, store.sleep[:n], store.model_id[:n], store.kind[:n], static_set)
         masks = coupling.Masks(mid, radius, active, asleep, forced, fresh)
         woke, slept, due, props = coupling.prepare_bodies(slots, pack.radius, store.sleep_after, sim.steps,
                                                           WAKE_CHECK, PROP, masks)

@@ -48,7 +48,8 @@ class IntegrateBodies(System):
     started from the last step's impulses (matched by contact key; the memory is the BodyStore's
     contact_keys / contact_impulses / contact_dt), remove overlap by split impulses, then drift
     (Verlet position, exact through a bounce's time of impact; midpoint rotation); no centre of
-    mass leaves the pool and its deck (rigid.keep_on_deck). Bodies slow for BodyStore.sleep_after seconds sleep: they are not moved, take part
+    mass over the pool goes below its floor (rigid.keep_above_floor); past the deck's outer edge
+    there is no ground and a body falls (FallOff takes it out of the world). Bodies slow for BodyStore.sleep_after seconds sleep: they are not moved, take part
     in contacts with awake bodies as immovable, and wake when struck or pushed by a force.
     Impacts: the collision impulse (contacts approaching faster than IMPACT_SPEED) of each
     touching pair summed over the step, one Impact per pair (other = -1 for the pool).

@@ -15,6 +15,8 @@ from engine.contracts import Recorder
 from engine.levels import load_level, parse_level
 from engine.paths import ROOT
 from engine.systems import System
+from engine.systems.fall_off import FALL_DEPTH
+from engine.terrain import DECK
 
 LEVELS = sorted((ROOT / "content" / "levels").glob("*.toml"))
 POOL = "[pool]\nsize = [2.0, 1.0]\ncell = 0.05\nwall_height = 1.0\n[water]\nlevel = 0.3\n"
@@ -26,7 +28,8 @@ def _scene(sim: Simulation) -> None:
     the water (pours: parcels, a new mass model), an open empty one under water (fills), a sealed
     one thrown at a wall (Impact, Shattered, Spawned), one broken between steps above the water
     (its water waits in a Shattered event), a crate dropped in (Splash), a heavy stone box standing
-    on the bed (solid columns: engine/blocking.py)."""
+    on the bed (solid columns: engine/blocking.py); past the deck's edge, a full bottle, a crate and
+    a shard of the broken bottle about to fall out of the world (FallOff)."""
     level = sim.level
     sx, sz = level.pool.size
     y = level.water.level + 0.35
@@ -35,9 +38,14 @@ def _scene(sim: Simulation) -> None:
                      sealed=False)
     sim.spawn_bottle((0.25, y, 0.3 * sz), velocity=(-25.0, 0.0, 0.0), fill=0.5)
     sim.spawn_body("crate", 400.0, (0.4 * sx, level.water.level + 0.12, 0.6 * sz), velocity=(0.0, -3.0, 0.0))
-    sim.shatter(sim.spawn_bottle((0.7 * sx, y + 0.3, 0.6 * sz), fill=0.5))
+    shards = sim.shatter(sim.spawn_bottle((0.7 * sx, y + 0.3, 0.6 * sz), fill=0.5))
     # 0.3 x 0.2 x 0.3 m at 2600 kg/m^3: 47 kg, over [physics] block_mass, denser than the water
     sim.spawn_body("box", 2600.0, (0.3 * sx, 0.15, 0.3 * sz), size=(0.3, 0.2, 0.3))
+    low = -FALL_DEPTH + 0.05
+    sim.spawn_bottle((-DECK - 1.0, low, 0.5 * sz), velocity=(0.0, -2.0, 0.0), fill=1.0)
+    sim.spawn_body("crate", 400.0, (sx + DECK + 1.0, low, 0.5 * sz), velocity=(0.0, -2.0, 0.0))
+    sim.body(shards[0]).position[:] = (0.5 * sx, low, sz + DECK + 1.0)
+    sim.body(shards[0]).velocity[:] = (0.0, -2.0, 0.0)
 
 
 def _record(sim: Simulation, usage: dict, steps: int = 6) -> list[str]:

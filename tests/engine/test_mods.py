@@ -214,7 +214,7 @@ def test_systems_are_ordered_by_name_across_mods(tmp_path):
                   'Named("First"), before="IntegrateBodies"')
     sim = start(POOL, [a, b])
     assert sim.failures == []
-    assert sim.system_names() == ["First", "IntegrateBodies", "StepFluid", "Spray", "Gust", "Foam",
+    assert sim.system_names() == ["First", "IntegrateBodies", "FallOff", "StepFluid", "Spray", "Gust", "Foam",
                                   "CoupleWater", "Shatter", "HeldWater", "Last"]
 
 
@@ -222,7 +222,7 @@ def test_unknown_system_names_are_rejected_naming_the_mod(tmp_path):
     a = order_mod(tmp_path, "a", 'Named("Gust"), after="StepFluids"')
     b = order_mod(tmp_path, "b", 'Named("Spray"), after="Gust"')   # depends on the rejected mod
     sim = start(POOL, [a, b])
-    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]
+    assert sim.system_names() == ["IntegrateBodies", "FallOff", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]
     assert sim.failures[0].startswith('mod "a": cannot place "Gust" relative to unknown system "StepFluids"')
     assert sim.failures[1].startswith('mod "b": cannot place "Spray" relative to unknown system "Gust"')
 
@@ -234,14 +234,15 @@ def test_ordering_cycles_are_rejected_naming_the_mods(tmp_path):
     d = order_mod(tmp_path, "d", 'Named("Fine"), after="Shatter"')
     sim = start(POOL, [a, b, c, d])
     # b closes the cycle (it loaded last), so b goes; a, placed after b's system, then has no anchor
-    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "Fine", "HeldWater"]
+    assert sim.system_names() == ["IntegrateBodies", "FallOff", "StepFluid", "CoupleWater", "Shatter", "Fine",
+                                  "HeldWater"]
     by_mod = {f.split('"')[1]: f for f in sim.failures}
     assert len(sim.failures) == 3 and set(by_mod) == {"a", "b", "c"}
     assert by_mod["b"].startswith('mod "b": ordering cycle "Gust" -> "Spray" -> "Gust"')
     assert 'from mods "a", "b"' in by_mod["b"]
     assert by_mod["a"].startswith('mod "a": cannot place "Gust" relative to unknown system "Spray"')
-    assert by_mod["c"] == ('mod "c": ordering cycle "IntegrateBodies" -> "StepFluid" -> "Loop" -> "IntegrateBodies" '
-                           '(each runs before the next; from mod "c"); the mod is disabled')
+    assert by_mod["c"] == ('mod "c": ordering cycle "IntegrateBodies" -> "FallOff" -> "StepFluid" -> "Loop" -> '
+                           '"IntegrateBodies" (each runs before the next; from mod "c"); the mod is disabled')
 
 
 def test_duplicate_system_names_are_rejected(tmp_path):
@@ -315,8 +316,8 @@ def test_mod_from_a_path_a_package_and_a_folder(tmp_path):
     sim = Simulation(parse_level(POOL))
     ms = load_mods(sim, [pkg, folder, FOUNTAIN, FOUNTAIN], entry_points=False)
     assert [m.name for m in ms.mods] == ["swirl", "one", "two", "fountain"]
-    assert sim.system_names() == ["IntegrateBodies", "Swirl", "StepFluid", "Fountain", "CoupleWater", "Shatter",
-                                  "HeldWater", "One", "Two"]
+    assert sim.system_names() == ["IntegrateBodies", "FallOff", "Swirl", "StepFluid", "Fountain", "CoupleWater",
+                                  "Shatter", "HeldWater", "One", "Two"]
 
 
 def test_entry_point_mods(monkeypatch):

@@ -38,9 +38,9 @@ def test_two_simulations_do_not_see_each_other():
     assert list(esper.get_component(object)) == []
 
 
-def test_default_order_is_bodies_fluid_coupling_shatter_held_water():
+def test_default_order_is_bodies_fall_off_fluid_coupling_shatter_held_water():
     sim = Simulation(Level())
-    assert sim.system_names() == ["IntegrateBodies", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]
+    assert sim.system_names() == ["IntegrateBodies", "FallOff", "StepFluid", "CoupleWater", "Shatter", "HeldWater"]
 
 
 def test_systems_placed_by_name_run_in_that_order():
@@ -49,8 +49,8 @@ def test_systems_placed_by_name_run_in_that_order():
     sim.add_system(Recorder("B"), before="IntegrateBodies")
     sim.add_system(Recorder("C"), before="A")
     sim.add_system(Recorder("D"))
-    assert sim.system_names() == ["B", "IntegrateBodies", "StepFluid", "C", "A", "CoupleWater", "Shatter", "HeldWater",
-                                  "D"]
+    assert sim.system_names() == ["B", "IntegrateBodies", "FallOff", "StepFluid", "C", "A", "CoupleWater", "Shatter",
+                                  "HeldWater", "D"]
     Recorder.log = []
     sim.step(2)
     assert Recorder.log == ["B", "C", "A", "D"] * 2

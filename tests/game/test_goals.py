@@ -97,3 +97,38 @@ def test_running_out_of_throws_loses_and_stops_throwing(tmp_path):
 def test_a_level_without_a_goal_is_free_play(name, tmp_path):
     game = _game(name, tmp_path)
     assert game.goal.kind == "none" and game.goal.line() is None and game.goal.can_throw()
+
+
+def test_a_gallery_bottle_knocked_off_the_deck_counts_and_is_named(tmp_path):
+    """A goal bottle that goes over the deck's outer edge can never be broken: it counts as cleared
+    (else the goal could no longer be won), and the HUD says what fell."""
+    from engine.terrain import DECK
+    game = _game("shooting_gallery.toml", tmp_path)
+    goal = game.goal
+    sim = game.sim
+    e = sorted(goal.level_bottles)[0]
+    b = sim.body(e)
+    b.position[:] = (-DECK - 1.0, -4.9, 1.0)          # past the edge, about to leave the world
+    b.velocity[:] = (0.0, -3.0, 0.0)
+    _wait(game, 0.2)
+    assert e not in sim.bodies()
+    assert goal.done == 1
+    assert any("bottle fell off the edge of the deck" in m for m in game.current_messages())
+    sim.close()
+
+
+def test_a_stone_ball_thrown_at_the_decks_far_edge_rolls_off_and_is_named(tmp_path):
+    """A stone ball lobbed at the deck 10 cm inside its far edge lands there rolling away from the
+    player, goes over the edge and out of the world, and the HUD names what was thrown."""
+    from engine.terrain import DECK
+    game = _game("calm_pool.toml", tmp_path)
+    game.on_key_press(KEY_SYMBOLS["_4"], 0)
+    assert game.throwables[game.selected].name == "stone ball"
+    sx, _ = game.sim.level.pool.size
+    _throw_at(game, (sx / 2, game.sim.level.pool.wall_height, -DECK + 0.1), 0.6)
+    e = game.last_throw
+    assert e is not None
+    _wait(game, 4.0)
+    assert e not in game.sim.bodies()
+    assert any("the stone ball fell off the edge of the deck" in m for m in game.current_messages())
+    game.sim.close()
