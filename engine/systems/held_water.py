@@ -9,6 +9,7 @@ from engine import pouring
 from engine.components import BodyRef, Bottle
 from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
+from engine.terrain import DECK
 
 NECK_SPEED = 0.3        # m/s: water poured from a mouth in the air leaves along the neck this fast
 
@@ -35,6 +36,10 @@ class HeldWater(System):
        pool at the mouth. Water coming in is taken from the pool at the mouth. The bottle's mass
        model follows its held water in steps of inner_volume / pouring.REMODEL_STEPS, its glass
        staying where it was (centre of mass and velocity shifted with the model's offset).
+       A mouth outside the walls has no water around it (outside = -inf): it only pours. Water
+       leaving a bottle past the deck's outer edge (engine.terrain.DECK beyond the walls), poured
+       or released by a shatter, falls out of the world: `source_volume` counts it out, as an
+       outflow (FallOff does the same for a bottle's held water when the bottle itself goes).
     2. parcels fall ballistically (v_y -= g dt, then x += v dt); a parcel at or below the surface
        at its (x, z), clamped into the pool, is added to the pool there.
     3. water released by a shatter: Shatter moves a broken bottle's held water into
@@ -93,6 +98,8 @@ class HeldWater(System):
             mouth = origin + rot @ cav.mouth
             p = store.surface[slot]
             outside = p[0] + p[1] * (mouth[0] - store.pos[slot, 0]) + p[2] * (mouth[2] - store.pos[slot, 2])
+            if _outside_walls(sim, mouth) > 0.0:
+                outside = -np.inf          # on the deck or past it: no water round the mouth
             held = float(store.held_water[slot])
             flow = pouring.exchange(cav, rot, origin, held, float(outside), sim.gravity, dt)
             if flow == 0.0:
@@ -154,6 +161,9 @@ class HeldWater(System):
         else a new parcel."""
         if volume <= 0.0:
             return
+        if _outside_walls(self.sim, pos) > DECK:
+            self.sim.water.source_volume -= volume   # past the deck's edge: it falls out of the world
+            return
         x, z = self._clamp(float(pos[0]), float(pos[2]))
         if pos[1] <= self._surface(x, z):
             water = self.sim.water
@@ -186,3 +196,9 @@ def _inside(water, x: float, z: float) -> tuple[float, float]:
     nz, nx = water.shape
     eps = 1e-6
     return (min(max(float(x), eps), nx * water.dx - eps), min(max(float(z), eps), nz * water.dx - eps))
+
+
+def _outside_walls(sim, p) -> float:
+    """How far the point p lies outside the pool's walls, m (<= 0 inside)."""
+    sx, sz = sim.level.pool.size
+    return float(max(-p[0], p[0] - sx, -p[2], p[2] - sz))

@@ -147,3 +147,25 @@ def test_bodies_left_on_the_deck_stay():
     sim.step(round(3.0 / sim.dt))
     assert set(sim.bodies()) >= {a, b} and gone == []
     assert float(sim.body(a).position[0]) == pytest.approx(-DECK + 0.3, abs=1e-3)
+
+
+def test_water_poured_past_the_edge_leaves_the_world_not_into_the_pool():
+    """An open full bottle falling mouth down past the deck's edge pours as it falls (there is no
+    water round it to stop the flow) and none of that water reaches the pool: the pool's volume is
+    unchanged (1e-12 m^3) while the bottle empties, the poured volume is counted out through
+    source_volume, and the budget pool + held + in flight - source_volume stays exact."""
+    sim = _sim()
+    upside_down = (0.0, 1.0, 0.0, 0.0)
+    e = sim.spawn_bottle((-DECK - 0.5, RIM + 0.3, 0.75), orientation=upside_down, fill=1.0, sealed=False)
+    slot = sim.body(e).slot
+    held0 = float(sim.body_store.held_water[slot])
+    pool0 = sim.water.volume() - sim.displaced_volume()
+    budget = sim.total_water() - sim.water.source_volume
+    sim.step(round(0.8 / sim.dt))                      # still falling, not yet 5 m down
+    assert e in sim.bodies()
+    held = float(sim.body_store.held_water[slot])
+    assert held < 0.9 * held0, "it did not pour"
+    assert sim.water.volume() - sim.displaced_volume() == pytest.approx(pool0, abs=1e-12)
+    assert sim.water_in_flight == 0.0
+    assert -sim.water.source_volume == pytest.approx(held0 - held, abs=1e-12)
+    assert sim.total_water() - sim.water.source_volume == pytest.approx(budget, abs=1e-12)
