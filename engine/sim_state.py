@@ -469,7 +469,7 @@ def _set_state(sim: "Simulation", tree: Any) -> None:
                 ms.disable(name, failed[:500], report=False)
     order = need(tree, "order", list)
     # a save from before an engine system that keeps nothing was added loads without it
-    if order != sim.system_names() and [n for n in sim.system_names() if n in order or n not in ADDED_SYSTEMS] != order:
+    if [n for n in sim.system_names() if n in order or n not in ADDED_SYSTEMS] != order:
         raise SaveError(f"the save was made with systems {', '.join(map(str, order))[:300]} but this game runs "
                         f"{', '.join(sim.system_names())} (load it on the same level with the same mods)")
     clock = need(tree, "clock", dict)

@@ -24,6 +24,14 @@ Array = NDArray[np.float64]
 DECK = 6.0      # m: the deck's width round the pool, at the walls' top (bodies land on it; the renderer draws it)
 
 
+def outside_walls(x, z, size: tuple[float, float]):
+    """How far (x, z) lies outside the pool's walls, m: its largest distance past any of them (<= 0
+    inside; more than DECK past the deck's outer edge). Scalars or arrays (elementwise);
+    engine.kernels.contacts._outside is the same in the kernels."""
+    sx, sz = size
+    return np.maximum(np.maximum(-x, x - sx), np.maximum(-z, z - sz))
+
+
 def cell_centres(level: "Level") -> tuple[Array, Array]:
     """X and Z of every cell centre, each (nz, nx): cell (k, i) at ((i + 0.5) dx, (k + 0.5) dx)."""
     nx, nz = level.pool.shape

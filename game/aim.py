@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.terrain import DECK
+from engine.terrain import DECK, outside_walls
 
 if TYPE_CHECKING:
     from engine.render.camera import OrbitCamera
@@ -93,7 +93,7 @@ class Scene:
         """Height of the solid/water top at (x, z): the water surface inside, the deck outside, out
         to its edge (engine.terrain.DECK); -inf beyond it, where there is no ground to land on."""
         inside = (x >= 0.0) & (x <= self.sx) & (z >= 0.0) & (z <= self.sz)
-        on_deck = (x >= -DECK) & (x <= self.sx + DECK) & (z >= -DECK) & (z <= self.sz + DECK)
+        on_deck = outside_walls(x, z, (self.sx, self.sz)) <= DECK
         i = np.clip((x / self.dx).astype(np.int64), 0, self.nx - 1)
         k = np.clip((z / self.dx).astype(np.int64), 0, self.nz - 1)
         return np.where(inside, self.top[k, i], np.where(on_deck, self.wall, -np.inf))

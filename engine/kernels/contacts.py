@@ -344,11 +344,10 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                      or pos[i, 2] + r > size_z - m)
         top = max(bed_max, rim) if reach_out else bed_max
         floor = pos[i, 1] - r < top + m
-        # a wall's face stands below its top: a body thrown in from outside the pool comes over it
-        low = pos[i, 1] - r < rim
         side = 1 if centre_out <= 0.0 else (0 if centre_out <= deck else -1)
-        # the walls stand deck metres from the deck's edge, beyond the reach of a body past it
-        low = low and side >= 0
+        # a wall's face stands below its top (a body thrown in from outside the pool comes over
+        # it) and deck metres from the deck's edge (out of reach of a body past it)
+        low = pos[i, 1] - r < rim and side >= 0
         wx0 = low and pos[i, 0] - r < m
         wx1 = low and pos[i, 0] + r > size_x - m
         wz0 = low and pos[i, 2] - r < m

@@ -12,6 +12,7 @@ from engine.components import BodyRef
 from engine.kernels import coupling, water_forces
 from engine.pacing import Pacer
 from engine.systems.base import System
+from engine.terrain import outside_walls
 
 RING_MARGIN = 3.0       # cells between a body's bounding sphere and the ring its surface is fitted on
 BLUR_PASSES = 2         # [1 2 1] passes over the covered height: a body a few cells wide must not flicker
@@ -165,14 +166,12 @@ class CoupleWater(System):
             static_set = np.zeros(n, np.bool_)
         mid, radius = self._mid[:n], self._radius[:n]
         active, asleep, forced, fresh = self._active[:n], self._asleep[:n], self._forced[:n], self._fresh[:n]
-        # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
-        # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
         # a body wholly outside the walls (on the deck, or falling past its edge) is out of the
         # water's reach: the coupling leaves it alone (its surface plane reads 0, no water)
-        nz_, nx_ = water.shape
-        p_ = store.pos[:n]
-        out = np.maximum(np.maximum(-p_[:, 0], p_[:, 0] - nx_ * water.dx), np.maximum(-p_[:, 2], p_[:, 2] - nz_ * water.dx))
+        out = outside_walls(store.pos[:n, 0], store.pos[:n, 2], sim.level.pool.size)
         alive = store.alive[:n] & (out <= store.radius[:n])
+        # the slots' model ids, radii and masks: sleeping bodies (resting on the floor) don't move,
+        # their forces only matter for waking them, so each is `forced` every WAKE_CHECK-th step
         slots = coupling.Slots(alive, store.sleep[:n], store.model_id[:n], store.kind[:n], static_set)
         masks = coupling.Masks(mid, radius, active, asleep, forced, fresh)
         woke, slept, due, props = coupling.prepare_bodies(slots, pack.radius, store.sleep_after, sim.steps,

@@ -8,7 +8,7 @@ from engine import events as ev
 from engine.bodies import KINDS
 from engine.components import BodyRef, Bottle, Prop, Shard
 from engine.systems.base import System
-from engine.terrain import DECK
+from engine.terrain import DECK, outside_walls
 
 FALL_DEPTH = 5.0        # m below the pool's floor (y = 0) at which a body past the deck's edge is gone
 
@@ -48,8 +48,7 @@ class FallOff(System):
         pos = st.pos[:n]
         if not pos[:, 1].min() < -FALL_DEPTH:      # nobody that low: the usual case, one reduction
             return
-        sx, sz = (float(s) for s in sim.level.pool.size)
-        out = np.maximum(np.maximum(-pos[:, 0], pos[:, 0] - sx), np.maximum(-pos[:, 2], pos[:, 2] - sz))
+        out = outside_walls(pos[:, 0], pos[:, 2], sim.level.pool.size)
         gone = np.flatnonzero(st.alive[:n] & (out > DECK) & (pos[:, 1] < -FALL_DEPTH))
         if not len(gone):
             return
@@ -61,8 +60,8 @@ class FallOff(System):
             held = float(st.held_water[slot])
             where = (float(pos[slot, 0]), float(pos[slot, 1]), float(pos[slot, 2]))
             kind = KINDS[int(st.kind[slot])]
-            model = next((c.model for c in (esper.try_component(e, Bottle), esper.try_component(e, Prop))
-                          if c is not None), kind)
+            named = esper.try_component(e, Bottle) or esper.try_component(e, Prop)
+            model = named.model if named is not None else kind
             st.held_water[slot] = 0.0
             sim.water.source_volume -= held      # left the world with the bottle: an outflow
             sim.remove_body(e)

@@ -9,7 +9,7 @@ from engine import pouring
 from engine.components import BodyRef, Bottle
 from engine.kernels.rigid import quat_to_matrix
 from engine.systems.base import System
-from engine.terrain import DECK
+from engine.terrain import DECK, outside_walls
 
 NECK_SPEED = 0.3        # m/s: water poured from a mouth in the air leaves along the neck this fast
 
@@ -98,7 +98,7 @@ class HeldWater(System):
             mouth = origin + rot @ cav.mouth
             p = store.surface[slot]
             outside = p[0] + p[1] * (mouth[0] - store.pos[slot, 0]) + p[2] * (mouth[2] - store.pos[slot, 2])
-            if _outside_walls(sim, mouth) > 0.0:
+            if outside_walls(mouth[0], mouth[2], sim.level.pool.size) > 0.0:
                 outside = -np.inf          # on the deck or past it: no water round the mouth
             held = float(store.held_water[slot])
             flow = pouring.exchange(cav, rot, origin, held, float(outside), sim.gravity, dt)
@@ -161,7 +161,7 @@ class HeldWater(System):
         else a new parcel."""
         if volume <= 0.0:
             return
-        if _outside_walls(self.sim, pos) > DECK:
+        if outside_walls(pos[0], pos[2], self.sim.level.pool.size) > DECK:
             self.sim.water.source_volume -= volume   # past the deck's edge: it falls out of the world
             return
         x, z = self._clamp(float(pos[0]), float(pos[2]))
@@ -196,9 +196,3 @@ def _inside(water, x: float, z: float) -> tuple[float, float]:
     nz, nx = water.shape
     eps = 1e-6
     return (min(max(float(x), eps), nx * water.dx - eps), min(max(float(z), eps), nz * water.dx - eps))
-
-
-def _outside_walls(sim, p) -> float:
-    """How far the point p lies outside the pool's walls, m (<= 0 inside)."""
-    sx, sz = sim.level.pool.size
-    return float(max(-p[0], p[0] - sx, -p[2], p[2] - sz))
