@@ -313,7 +313,7 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
     rot, margin = motion.rot, motion.margin
     pt_start, pts, pt_rad = shapes.point_start, shapes.points, shapes.point_radius
     c_start, circles = shapes.circle_start, shapes.circles
-    prim_start, prims = shapes.prim_start, shapes.prims
+    prim_start = shapes.prim_start
     bed, bed_max, dx, size_x, size_z, soft = ground.bed, ground.bed_max, ground.dx, ground.size_x, ground.size_z, \
         ground.soft
     rim, deck = ground.rim, ground.deck
@@ -409,38 +409,89 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                         p[c] = cw[c] + rr * (cs * e0[c] + sn * e1[c])
                     count = _static_point(count, i, n_pts + 4 * (j - c_start[mid]) + t, feat, p, q, 0.0, m, bed, dx,
                                           soft, size_x, size_z, rim, deck, side, con)
-            # a wall's top edge against the body's capsules (a bottle's side leaning on the rim,
-            # which none of its points reaches; a ball's point meets the edge in _static_point)
-            if feat > 0 and rad == 0.0:
+            # the solid's straight edges against the body's capsules and hull (a bottle's side or a
+            # box's face lying on the rim's edge, which none of its points reaches; a ball's point
+            # meets an edge in _static_point): each wall's top edge with the wall, the deck's
+            # outer edges with the floor (as runs of their feature's contacts)
+            if rad == 0.0:
                 k_edge = n_pts + 4 * (c_start[mid + 1] - c_start[mid])
-                for j in range(prim_start[mid], prim_start[mid + 1]):
-                    if prims[j, 15] == CAPSULE:
-                        count = _capsule_edge(count, i, k_edge + 2 * (j - prim_start[mid]), feat, pos[i], R, prims[j],
-                                              m, size_x, size_z, rim, cw, aw, q, con)
+                if feat > 0:
+                    count = _body_edges(count, i, k_edge, feat, feat, pos[i], R, mid, shapes, m, size_x, size_z,
+                                        rim, deck, cw, aw, q, con)
+                else:
+                    n_prims = prim_start[mid + 1] - prim_start[mid]
+                    for e in range(5, 9):
+                        ax, _, at, lo, hi = _edge_line(e, size_x, size_z, deck)
+                        w = pos[i, 2 if ax == 0 else 0]
+                        if ((pos[i, ax] - at) ** 2 + (pos[i, 1] - rim) ** 2 < (r + m) ** 2
+                                and lo - r - m < w < hi + r + m):
+                            count = _body_edges(count, i, k_edge + 2 * n_prims * (e - 4), 0, e, pos[i], R, mid,
+                                                shapes, m, size_x, size_z, rim, deck, cw, aw, q, con)
+    return count
+
+
+@njit(cache=True, inline="always")
+def _edge_line(e, size_x, size_z, deck):
+    """One of the eight straight edges of the pool's solid (the walls and the deck round them, up
+    to y = rim): e 1-4 the walls' top edges at x = 0, x = size_x, z = 0, z = size_z; e 5-8 the
+    deck's outer edges at x = -deck, x = size_x + deck, z = -deck, z = size_z + deck. Returns
+    (ax, sgn, at, lo, hi): the line {x_ax = at, y = rim} runs along the other horizontal axis from
+    lo to hi, and the solid next to it is s < 0, y < rim with s = sgn (x_ax - at): s > 0 is the
+    pool beside a wall's top edge, the void past the deck's edge."""
+    if e == 1:
+        return 0, 1.0, 0.0, 0.0, size_z
+    if e == 2:
+        return 0, -1.0, size_x, 0.0, size_z
+    if e == 3:
+        return 2, 1.0, 0.0, 0.0, size_x
+    if e == 4:
+        return 2, -1.0, size_z, 0.0, size_x
+    if e == 5:
+        return 0, -1.0, -deck, -deck, size_z + deck
+    if e == 6:
+        return 0, 1.0, size_x + deck, -deck, size_z + deck
+    if e == 7:
+        return 2, -1.0, -deck, -deck, size_x + deck
+    return 2, 1.0, size_z + deck, -deck, size_x + deck
+
+
+@njit(cache=True)
+def _body_edges(count, i, k, kind, e, pos, R, mid, shapes, m, size_x, size_z, rim, deck, a, b, q, con):
+    """Append the contacts of body i (model mid) with edge e of the pool's solid (_edge_line): each
+    capsule primitive's (_capsule_edge) and, if it has a box primitive, its hull's (_hull_edge, once,
+    with the first box's axes). Keys k + 2 j (+ 1) for its j-th primitive, of feature `kind`."""
+    prim_start, prims = shapes.prim_start, shapes.prims
+    p0 = prim_start[mid]
+    hull = True
+    for j in range(p0, prim_start[mid + 1]):
+        if prims[j, 15] == CAPSULE:
+            count = _capsule_edge(count, i, k + 2 * (j - p0), kind, e, pos, R, prims[j], m, size_x, size_z, rim, deck,
+                                  a, b, q, con)
+        elif hull:
+            hull = False
+            count = _hull_edge(count, i, k + 2 * (j - p0), kind, e, pos, R, shapes.points, shapes.point_start[mid],
+                               shapes.point_start[mid + 1], shapes.circles, shapes.circle_start[mid],
+                               shapes.circle_start[mid + 1], prims[j], m, size_x, size_z, rim, deck, q, con)
     return count
 
 
 @njit(cache=True)
-def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, q, con):
+def _capsule_edge(count, i, k, kind, e, pos, R, pr, m, size_x, size_z, rim, deck, a, b, q, con):
     """Append the contacts of a capsule primitive pr (body frame: ends pr[0:3], pr[3:6], radius pr[6])
-    of body i with the top edge of wall `feat` (1-4: the line y = rim along the wall at x = 0,
-    x = size_x, z = 0, z = size_z): at the point of the capsule's axis nearest the line, when that
-    point is over the pool side of the wall and above the rim (elsewhere the wall's face or the
-    deck's top is nearer); an axis along the edge gets a contact at each end. Separation: the
-    distance from the line less the radius; normal from the line to the axis. Keys k and k + 1. a,
-    b, q: scratch (3,)."""
+    of body i with edge e of the pool's solid (_edge_line): at the point of the capsule's axis
+    nearest the line, when that point is on the free side of it and above the rim (elsewhere a face
+    of the solid is nearer); an axis along the edge gets a contact at each end. Separation: the
+    distance from the line less the radius; normal from the line to the axis. Keys k and k + 1 of
+    feature `kind`. a, b, q: scratch (3,)."""
+    ax, sgn, at, lo, hi = _edge_line(e, size_x, size_z, deck)
     for c in range(3):
         a[c] = pos[c] + R[c, 0] * pr[0] + R[c, 1] * pr[1] + R[c, 2] * pr[2]
         b[c] = pos[c] + R[c, 0] * pr[3] + R[c, 1] * pr[4] + R[c, 2] * pr[5]
     rad = pr[6]
-    # coordinates across the edge: s (towards the pool, horizontal), y - rim; along the edge: w
-    ax = 0 if feat <= 2 else 2
-    along = 2 if feat <= 2 else 0
-    sgn = 1.0 if feat == 1 or feat == 3 else -1.0
-    wall = 0.0 if feat == 1 or feat == 3 else (size_x if feat == 2 else size_z)
-    length = size_z if feat <= 2 else size_x
-    sa = sgn * (a[ax] - wall); ya = a[1] - rim
-    ds = sgn * (b[ax] - wall) - sa; dy = b[1] - a[1]
+    # coordinates across the edge: s (horizontal, to its free side), y - rim; along the edge: w
+    along = 2 if ax == 0 else 0
+    sa = sgn * (a[ax] - at); ya = a[1] - rim
+    ds = sgn * (b[ax] - at) - sa; dy = b[1] - a[1]
     den = ds * ds + dy * dy
     along_edge = den <= 1e-12           # the axis parallel to the edge: a contact at each end
     for end in range(2 if along_edge else 1):
@@ -448,7 +499,7 @@ def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, q
         s_ = sa + t * ds
         y_ = ya + t * dy
         w = a[along] + t * (b[along] - a[along])
-        if s_ < 0.0 or y_ < 0.0 or w < 0.0 or w > length:
+        if s_ < 0.0 or y_ < 0.0 or w < lo or w > hi:
             continue
         le = np.sqrt(s_ * s_ + y_ * y_)
         d = le - rad
@@ -457,10 +508,116 @@ def _capsule_edge(count, i, k, feat, pos, R, pr, m, size_x, size_z, rim, a, b, q
         ns = s_ / le; ny = y_ / le
         n0 = sgn * ns if ax == 0 else 0.0
         n2 = sgn * ns if ax == 2 else 0.0
-        q[ax] = wall + sgn * (s_ - rad * ns)
+        q[ax] = at + sgn * (s_ - rad * ns)
         q[1] = rim + y_ - rad * ny
         q[along] = w
-        count = _push(count, i, -1, q, n0, ny, n2, d, contact_key(i, -1, k + end, feat), q, con)
+        count = _push(count, i, -1, q, n0, ny, n2, d, contact_key(i, -1, k + end, kind), q, con)
+    return count
+
+
+@njit(cache=True)
+def _hull_edge(count, i, k, kind, e, pos, R, pts, k0, k1, circles, j0, j1, pr, m, size_x, size_z, rim, deck,
+               q, con):
+    """Append the contacts of body i's convex hull (its points pts[k0:k1] and rim circles
+    circles[j0:j1], body frame) with edge e of the pool's solid (_edge_line): a box's face or edge
+    lying on the rim's edge, which none of its vertices reaches.
+
+    Seen along the edge the line is a point c and the hull a convex polygon; the line cuts into the
+    hull as deep as c lies inside that polygon. Each side of the polygon is the shadow of hull edges
+    along some direction a, with outward normal v = +-(E x a) / |E x a| (E the edge's direction):
+    for the box primitive pr (its axes a_0, a_1, a_2) those are all the sides, so the hull's
+    depth below side v, g(v) = max_p (p . v) - c . v (its support less c's, from the hull's own
+    points: exact for a box or a crate, and never deeper than the hull for a shard whose box only
+    bounds it), is least along the normal n = -v that pushes the body off the line: separation
+    -min g. Kept when n points out of the solid (n_s >= 0 and n_y >= 0); otherwise the body lies
+    mostly in the solid's quadrant, where its vertices meet the faces.
+
+    Contacts at the two ends of the chord of the line through the box (grown by the margin m), on
+    the line clipped to the edge's extent: a face lying on the edge rests on both. Keys k, k + 1 of
+    feature `kind`. q: scratch (3,)."""
+    ax, sgn, at, lo, hi = _edge_line(e, size_x, size_z, deck)
+    along = 2 if ax == 0 else 0
+    # the box in the world: centre bc, axes A (rows), half extents h
+    bc0 = pos[0] + R[0, 0] * pr[0] + R[0, 1] * pr[1] + R[0, 2] * pr[2]
+    bc1 = pos[1] + R[1, 0] * pr[0] + R[1, 1] * pr[1] + R[1, 2] * pr[2]
+    bc2 = pos[2] + R[2, 0] * pr[0] + R[2, 1] * pr[1] + R[2, 2] * pr[2]
+    # c: the point of the line beside the box's centre
+    c0 = at if ax == 0 else bc0
+    c2 = at if ax == 2 else bc2
+    best = 1e300
+    bv0 = 0.0; bv1 = 0.0; bv2 = 0.0
+    for j in range(3):
+        o = 3 + 3 * j
+        a0 = R[0, 0] * pr[o] + R[0, 1] * pr[o + 1] + R[0, 2] * pr[o + 2]
+        a1 = R[1, 0] * pr[o] + R[1, 1] * pr[o + 1] + R[1, 2] * pr[o + 2]
+        a2 = R[2, 0] * pr[o] + R[2, 1] * pr[o + 1] + R[2, 2] * pr[o + 2]
+        # u = E x a: E = z for an edge along z (ax 0), x for one along x (ax 2)
+        if ax == 0:
+            u0 = -a1; u1 = a0; u2 = 0.0
+        else:
+            u0 = 0.0; u1 = -a2; u2 = a1
+        lu = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+        if lu < 1e-9:
+            continue                     # a along the edge: its faces are the ends, not sides
+        u0 /= lu; u1 /= lu; u2 /= lu
+        hi_u = -1e300; lo_u = 1e300      # the hull's extent along u
+        for p in range(k0, k1):
+            x0 = pos[0] + R[0, 0] * pts[p, 0] + R[0, 1] * pts[p, 1] + R[0, 2] * pts[p, 2]
+            x1 = pos[1] + R[1, 0] * pts[p, 0] + R[1, 1] * pts[p, 1] + R[1, 2] * pts[p, 2]
+            x2 = pos[2] + R[2, 0] * pts[p, 0] + R[2, 1] * pts[p, 1] + R[2, 2] * pts[p, 2]
+            pu = x0 * u0 + x1 * u1 + x2 * u2
+            hi_u = max(hi_u, pu); lo_u = min(lo_u, pu)
+        for cj in range(j0, j1):
+            # a circle (centre w, unit axis n, radius r) spans w . u +- r |u - (u . n) n|
+            cr = circles[cj]
+            w0 = pos[0] + R[0, 0] * cr[0] + R[0, 1] * cr[1] + R[0, 2] * cr[2]
+            w1 = pos[1] + R[1, 0] * cr[0] + R[1, 1] * cr[1] + R[1, 2] * cr[2]
+            w2 = pos[2] + R[2, 0] * cr[0] + R[2, 1] * cr[1] + R[2, 2] * cr[2]
+            n0 = R[0, 0] * cr[3] + R[0, 1] * cr[4] + R[0, 2] * cr[5]
+            n1 = R[1, 0] * cr[3] + R[1, 1] * cr[4] + R[1, 2] * cr[5]
+            n2 = R[2, 0] * cr[3] + R[2, 1] * cr[4] + R[2, 2] * cr[5]
+            ln = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+            un = (u0 * n0 + u1 * n1 + u2 * n2) / ln
+            spread = cr[6] * np.sqrt(max(1.0 - un * un, 0.0))
+            wu = w0 * u0 + w1 * u1 + w2 * u2
+            hi_u = max(hi_u, wu + spread); lo_u = min(lo_u, wu - spread)
+        cu = c0 * u0 + rim * u1 + c2 * u2
+        # g(+u) = hi_u - cu, g(-u) = cu - lo_u
+        if hi_u - cu < best:
+            best = hi_u - cu; bv0 = u0; bv1 = u1; bv2 = u2
+        if cu - lo_u < best:
+            best = cu - lo_u; bv0 = -u0; bv1 = -u1; bv2 = -u2
+    sep = -best
+    if sep >= m:
+        return count
+    n0 = -bv0; n1 = -bv1; n2 = -bv2
+    if sgn * (n0 if ax == 0 else n2) < -1e-9 or n1 < -1e-9:
+        return count
+    # the chord: t along the line from c, |(c + t E - bc) . a_j| <= h_j + m for each box axis
+    t0 = lo - (c2 if ax == 0 else c0)
+    t1 = hi - (c2 if ax == 0 else c0)
+    for j in range(3):
+        o = 3 + 3 * j
+        a0 = R[0, 0] * pr[o] + R[0, 1] * pr[o + 1] + R[0, 2] * pr[o + 2]
+        a1 = R[1, 0] * pr[o] + R[1, 1] * pr[o + 1] + R[1, 2] * pr[o + 2]
+        a2 = R[2, 0] * pr[o] + R[2, 1] * pr[o + 1] + R[2, 2] * pr[o + 2]
+        off = (c0 - bc0) * a0 + (rim - bc1) * a1 + (c2 - bc2) * a2
+        ae = a2 if ax == 0 else a0
+        hj = pr[12 + j] + m
+        if abs(ae) < 1e-12:
+            if abs(off) > hj:
+                return count
+            continue
+        ta = (-hj - off) / ae; tb = (hj - off) / ae
+        t0 = max(t0, min(ta, tb)); t1 = min(t1, max(ta, tb))
+    if t0 > t1:
+        return count
+    for end in range(2 if t1 - t0 > 1e-6 else 1):
+        t = t0 if end == 0 else t1
+        # on the body's surface beside the line: the line point moved by the separation along n
+        q[0] = c0 + sep * n0; q[1] = rim + sep * n1; q[2] = c2 + sep * n2
+        q[along] += t
+        count = _push(count, i, -1, q, n0, n1, n2, sep, contact_key(i, -1, k + end, kind), q, con)
     return count
 
 
