@@ -52,7 +52,10 @@ if TYPE_CHECKING:
     from engine.world import Simulation
 
 GROUP = "bottles.mods"
-DEFAULT_THROWABLES = (ThrowableSpec(name="bottle"), ThrowableSpec(name="half-full bottle", fill=0.5, sealed=False))
+# what a level that declares no [[throwable]] offers
+DEFAULT_THROWABLES = (ThrowableSpec(name="empty sealed bottle"), ThrowableSpec(name="full bottle", fill=1.0),
+                      ThrowableSpec(name="open bottle", sealed=False),
+                      ThrowableSpec(name="stone ball", kind="object", model="sphere", density=2600.0, radius=0.06))
 _SECTION_OWNERS: dict[str, str] = {}  # level section -> mod that added it
 # the ModSet attached to each live Simulation (mods_of); the Simulation itself knows no mods
 _ATTACHED: "weakref.WeakKeyDictionary[Simulation, ModSet]" = weakref.WeakKeyDictionary()
@@ -587,12 +590,15 @@ def mods_of(sim: "Simulation") -> ModSet | None:
 
 
 def throwables(sim: "Simulation") -> list[ThrowableSpec]:
-    """What the player may throw: the level's throwables (or a bottle and a half-full one), then the mods'."""
-    out = list(sim.level.throwables) or list(DEFAULT_THROWABLES)
+    """What the player may throw: the level's throwables (DEFAULT_THROWABLES where it declares none), then
+    the mods'."""
+    return (list(sim.level.throwables) or list(DEFAULT_THROWABLES)) + mod_throwables(sim)
+
+
+def mod_throwables(sim: "Simulation") -> list[ThrowableSpec]:
+    """The throwables the sim's active mods added (api.add_throwable), in load order."""
     ms = mods_of(sim)
-    for mod in ms.active if ms else ():
-        out.extend(mod.throwables)
-    return out
+    return [t for mod in (ms.active if ms else ()) for t in mod.throwables]
 
 
 def hud_lines(sim: "Simulation") -> list[str]:

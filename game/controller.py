@@ -30,7 +30,7 @@ from game import camera as cam
 from game import savegame
 from game.controls import key_actions, mouse_actions
 from game.input import DEBUG_VIEWS, SPEEDS, Input
-from game.throwing import (CHARGE_TIME, HEAVY_DEFAULT, MAX_SPEED, MIN_SPEED, SPAWN_AHEAD, SPIN, Throwable,  # noqa: F401
+from game.throwing import (CHARGE_TIME, MAX_SPEED, MIN_SPEED, SPAWN_AHEAD, SPIN, Throwable,  # noqa: F401
                            Throwing, launch, quat_from_to, spin_for, throwables_for, trajectory)
 from game.tools import (GRAB_MAX_SPEED, GRAB_TAU, MAX_CURSOR_SPEED, PUSH_RADIUS, PUSH_RATE, RAIN_DEPTH,  # noqa: F401
                         RAIN_DROPS, Tools)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 # pyglet.window.key symbols for the keys the game uses
 KEY_SYMBOLS: dict[str, int] = {
     "W": 119, "A": 97, "S": 115, "D": 100, "Q": 113, "E": 101,
-    "_1": 49, "_2": 50, "_3": 51, "_4": 52,
+    "_1": 49, "_2": 50, "_3": 51, "_4": 52, "_5": 53, "_6": 54, "_7": 55, "_8": 56, "_9": 57,
     "T": 116, "P": 112, "PERIOD": 46, "BRACKETLEFT": 91, "BRACKETRIGHT": 93,
     "R": 114, "TAB": 65289, "F1": 65470, "K": 107, "F5": 65474, "F9": 65478, "ESCAPE": 65307,
     "B": 98, "G": 103, "Y": 121, "X": 120, "M": 109, "H": 104, "HOME": 65360, "F3": 65472,
@@ -38,8 +38,8 @@ class Control:
 CONTROLS: tuple[Control, ...] = (
     Control("Left button: hold, release", "throw at the point under the cursor (the marker shows where it lands); "
             "hold longer for a faster, flatter throw", (("mouse:LEFT", "throw"),)),
-    Control("1 / 2 / 3 / 4", "pick what to throw: empty sealed bottle, full bottle, open bottle, heavy object",
-            (("key:_1", "pick:0"), ("key:_2", "pick:1"), ("key:_3", "pick:2"), ("key:_4", "pick:3"))),
+    Control("1 - 9", "pick what to throw, from the level's list (the HUD names it); by default empty sealed bottle, "
+            "full bottle, open bottle, stone ball", tuple((f"key:_{k}", f"pick:{k - 1}") for k in range(1, 10))),
     Control("Right drag", "push the water under the cursor (makes waves)", (("mouse:RIGHT", "push"),)),
     Control("T", "drop a shower of rain on the pool", (("key:T", "rain"),)),
     Control("B", "barrier tool: left drag draws barriers on the pool floor (B again: back to throwing)",

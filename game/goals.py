@@ -135,11 +135,11 @@ class GoalTracker:
             return None
         parts = [f"goal: {self.describe()}", f"{self.done}/{self.count}", f"score {self.score}"]
         if self.throws_left is not None:
-            parts.append(f"bottles left {self.throws_left}")
+            parts.append(f"throws left {self.throws_left}")
         if self.time_left is not None:
             parts.append(f"time {self.time_left:4.0f} s")
         if self.state == "won":
             parts.append("WON! (R plays again, Tab: next level)")
         elif self.state == "lost":
-            parts.append("out of " + ("time" if self.time_left == 0.0 else "bottles") + " (R tries again)")
+            parts.append("out of " + ("time" if self.time_left == 0.0 else "throws") + " (R tries again)")
         return "   ".join(parts)

@@ -78,7 +78,8 @@ def hud_lines(game: "Game") -> list[str]:
     item = game.throwables[game.selected]
     if game.tool == "throw":
         power = f"   power {game.charge * 100:3.0f}%" if game.charging else ""
-        lines.append(f"throw [{game.selected + 1}] {item.name}{power}")
+        picks = f" of {len(game.throwables)}" if len(game.throwables) > 1 else ""
+        lines.append(f"throw [{game.selected + 1}{picks}] {item.name}{power}")
     else:
         lines.append({"barrier": "tool: barriers - left drag on the pool floor (B: back to throwing, X: remove all)",
                       "grab": "tool: grab - left drag a body (G: back to throwing)"}[game.tool])

@@ -20,8 +20,14 @@ class Input(GameHost):
     def do(self, action: str) -> None:
         """Perform a key action by name (see game/controls.py)."""
         if action.startswith("pick:"):
-            self.selected = int(action[5:]) % len(self.throwables)
-            self.notice(f"throwing: {self.throwables[self.selected].name}")
+            k = int(action[5:])
+            if k < len(self.throwables):
+                self.selected = k
+                self.notice(f"throwing: {self.throwables[k].name}")
+            else:
+                n = len(self.throwables)
+                self.notice(f"nothing on key {k + 1}: this level has {n} thing{'s' if n != 1 else ''} to throw "
+                            f"(keys 1-{n})" if n > 1 else f"nothing on key {k + 1}: this level has one thing to throw")
         elif action == "pause":
             self.paused = not self.paused
             self.accumulator = 0.0

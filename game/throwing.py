@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from engine.levels.features import ThrowableSpec
+from engine.levels.features import MAX_THROWABLES, ThrowableSpec
 from engine.world import Simulation
 from game import aim
 from game.aim import Target   # by name: in the class body below, `aim` is the method
@@ -24,28 +24,31 @@ SPIN = (2.0, 8.0)        # rad/s end-over-end spin, at no charge and at full cha
 SPAWN_AHEAD = 0.5        # m in front of the camera where a thrown body appears
 
 
+MAX_PICKS = MAX_THROWABLES   # keys 1-9 pick among the first nine throwables
+
+
 @dataclass(frozen=True, slots=True)
 class Throwable:
-    """One of the four things keys 1-4 pick."""
+    """One entry of the picker (keys 1-9): a bottle (fill, sealed, bottle model) or a rigid object."""
     name: str
     fill: float = 0.0
     sealed: bool = True
     obj: ThrowableSpec | None = None   # a rigid object instead of a bottle
+    model: str = "bottle"
 
 
-HEAVY_DEFAULT = ThrowableSpec(name="stone ball", kind="object", model="sphere", density=2600.0, radius=0.06)
+def _entry(spec: ThrowableSpec) -> Throwable:
+    if spec.kind == "object":
+        return Throwable(spec.name, obj=spec)
+    return Throwable(spec.name, spec.fill or 0.0, True if spec.sealed is None else spec.sealed, model=spec.model_name)
 
 
 def throwables_for(sim: Simulation) -> list[Throwable]:
-    """Empty sealed bottle, full bottle, open bottle, and the level's (or a mod's) heavy object."""
-    heavy = HEAVY_DEFAULT
+    """The picker: `engine.mods.throwables` (the level's [[throwable]] tables in their order, or
+    the default four: empty sealed bottle, full bottle, open bottle, stone ball; then what its mods
+    add), up to MAX_PICKS (the level validator refuses more than that)."""
     from engine.mods import throwables
-    specs = throwables(sim)
-    objects = [t for t in specs if t.kind == "object"]
-    if objects:
-        heavy = objects[0]
-    return [Throwable("empty sealed bottle", 0.0, True), Throwable("full bottle", 1.0, True),
-            Throwable("open bottle", 0.0, False), Throwable(heavy.name, obj=heavy)]
+    return [_entry(t) for t in throwables(sim)][:MAX_PICKS]
 
 
 def spin_for(velocity: NDArray[np.float64], charge: float) -> NDArray[np.float64]:
@@ -159,7 +162,7 @@ class Throwing(GameHost):
     def throw(self) -> int | None:
         """Throw the selected body from the hand to the point under the cursor; return its entity id."""
         if not self.goal.can_throw():
-            self.notice("no bottles left: R tries again")
+            self.notice("no throws left: R tries again")
             return None
         p, v, w = self.throw_preview()
         d = v / max(float(np.linalg.norm(v)), 1e-12)
@@ -167,7 +170,7 @@ class Throwing(GameHost):
         sim = self.sim
         if item.obj is None:
             q = quat_from_to(np.array([0.0, 1.0, 0.0]), d)   # neck first
-            e = sim.spawn_bottle(p, v, w, q, fill=item.fill, sealed=item.sealed)
+            e = sim.spawn_bottle(p, v, w, q, fill=item.fill, sealed=item.sealed, model=item.model)
         else:
             from engine.levels.setup import body_arguments
             kw = body_arguments(sim.level, item.obj)

@@ -69,8 +69,8 @@ class Player:
         self.next = {"throw": 0.2, "poke": 0.5, "rain": 3.0, "shatter": 2.0}
         self.rain_left = 0
         self.poking: tuple[float, float, float, float, int] | None = None
-        from engine.mods import throwables
-        self.objects = [t for t in throwables(sim) if t.kind == "object"]
+        from engine.mods import mod_throwables
+        self.objects = [t for t in list(sim.level.throwables) + mod_throwables(sim) if t.kind == "object"]
 
     # -- what a player does ------------------------------------------------------------------------
     def _aim(self, hard: bool) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 
-from engine.levels.features import unknown_material
+from engine.levels.features import MAX_THROWABLES, unknown_material
 from engine.levels.fields import Problem
 from engine.levels.resources import ResourceError, check_obj, find_model, read_heightmap, resolve
 
@@ -139,6 +139,9 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             if limit is not None and len(items) > limit:
                 out.append((f"{section}[{limit}]", f"{len(items)} [[{section}]] tables; physics.{cap} is {limit} "
                             f"(raise it, within its range, or place fewer)"))
+    if len(level.throwables) > MAX_THROWABLES:
+        out.append((f"throwable[{MAX_THROWABLES}]", f"{len(level.throwables)} [[throwable]] tables; the game's keys "
+                    f"1-{MAX_THROWABLES} pick at most {MAX_THROWABLES} (offer fewer)"))
     seen: dict[str, int] = {}
     for j, th in enumerate(level.throwables):
         if not ok(f"throwable[{j}].name"):

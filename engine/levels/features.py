@@ -245,6 +245,9 @@ class ObjectSpec:
         return _body_keys(self)
 
 
+MAX_THROWABLES = 9   # a level offers at most this many: the game picks them with keys 1-9
+
+
 @dataclass(frozen=True, slots=True)
 class ThrowableSpec:
     """Something the player can pick and throw: a bottle (fill, sealed) or an object (model, density)."""

@@ -302,7 +302,8 @@ class Level:
                                                   doc="paddles and periodic sources")
     objects: tuple[ObjectSpec, ...] = spec("tables", default=(), cls=ObjectSpec, doc="rigid bodies at t = 0")
     throwables: tuple[ThrowableSpec, ...] = spec("tables", default=(), cls=ThrowableSpec,
-                                                 doc="what the player may throw (default: a bottle)")
+                                                 doc="what the player may throw, picked with keys 1-9 in this order (at most 9; "
+                                                     "default: empty sealed bottle, full bottle, open bottle, stone ball)")
     materials: Mapping[str, MaterialSpec] | None = spec("any", default=None, convert=materials_table, cls=MaterialSpec,
                                                         doc="[materials.NAME] density, restitution, friction")
     # not from TOML keys directly

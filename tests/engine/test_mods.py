@@ -288,7 +288,8 @@ def test_mods_folder_next_to_the_level_and_its_section(tmp_path):
     assert "zz_spy_ran" in sys.modules
     del sys.modules["zz_spy_ran"]
     assert sim.level.extra["tide"].height == 0.4
-    assert [t.name for t in throwables(sim)] == ["bottle", "half-full bottle", "rubber duck"]
+    assert [t.name for t in throwables(sim)] == ["empty sealed bottle", "full bottle", "open bottle", "stone ball",
+                                                "rubber duck"]
     level.write_text(POOL + "[tide]\nheight = 4\n")
     with pytest.raises(LevelError, match=r"level.toml:8: tide.height: must be between 0 and 1 \(got 4\)"):
         open_level(level, entry_points=False, level_mods=True)

@@ -55,7 +55,7 @@ def test_every_binding_is_used_once_and_every_action_is_handled(game):
     keys = key_actions()
     assert set(keys.values()) >= {"pause", "step", "slower", "faster", "reset", "next_level", "rain",
                                   "save", "load", "help", "debug", "quit"}
-    assert {a for a in keys.values() if a.startswith("pick:")} == {f"pick:{i}" for i in range(4)}
+    assert {a for a in keys.values() if a.startswith("pick:")} == {f"pick:{i}" for i in range(9)}
     assert {a[4:] for a in keys.values() if a.startswith("fly:")} == {"forward", "back", "left", "right", "up", "down"}
     assert set(mouse_actions().values()) == {"throw", "push", "orbit"}
     # the required bindings

@@ -37,7 +37,7 @@ def test_the_shooting_gallery_is_won_by_aiming_at_the_bottles(tmp_path):
     """Aim at each standing bottle (the cursor on its centre) and throw a stone: all nine break
     within the 14 throws; the score counts 100 per bottle plus what is left over."""
     game = _game("shooting_gallery.toml", tmp_path)
-    game.on_key_press(KEY_SYMBOLS["_4"], 0)
+    game.on_key_press(KEY_SYMBOLS["_1"], 0)                # the gallery's first throwable
     assert game.throwables[game.selected].name == "stone"
     goal = game.goal
     assert goal.kind == "break" and goal.count == 9 and goal.throws_left == 14
