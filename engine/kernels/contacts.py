@@ -95,6 +95,9 @@ def margins(n, bodies, motion, dt, slop):
 
 
 SOFT_FLOOR = 7     # the feature kind of a floor contact over loose sand (engine/ground.py)
+RIDGE = 0.005      # m: a bed cell centre this far above the mean of its two neighbours (along x or z) is
+                   # a fold of the bilinear bed (a ledge's, pillar's or box's top edge): _bed_ridges
+RIDGE_KEY = 32768  # contact keys of those folds: RIDGE_KEY + the cell's index mod (65536 - RIDGE_KEY)
 CRATER_ENTRY = 1.0    # m/s: a point meeting sand faster digs a crater (_crater); a slower landing
                       # (a drop of under 5 cm) just stops on the surface, without a rebound
 CRATER_SPEED = 0.02   # m/s: a point in the sand (deeper than the penetration slop) and faster digs
@@ -427,6 +430,101 @@ def detect_static(n, bodies, motion, shapes, ground, con, count):
                                 and lo - r - m < w < hi + r + m):
                             count = _body_edges(count, i, k_edge + 2 * n_prims * (e - 4), 0, e, pos[i], R, mid,
                                                 shapes, m, size_x, size_z, rim, deck, cw, aw, q, con)
+                    if side == 1:
+                        count = _bed_ridges(count, i, pos[i], R, mid, shapes, r, m, bed, dx, q, con)
+    return count
+
+
+@njit(cache=True, inline="always")
+def _is_fold(bed, kz, ix):
+    """Whether cell centre (kz, ix) (not on the grid's border) stands more than RIDGE above the mean
+    of its two neighbours along x or along z: the bilinear bed bends over there."""
+    h = bed[kz, ix]
+    return (h - 0.5 * (bed[kz, ix - 1] + bed[kz, ix + 1]) > RIDGE
+            or h - 0.5 * (bed[kz - 1, ix] + bed[kz + 1, ix]) > RIDGE)
+
+
+@njit(cache=True, inline="always")
+def _leaves_bed(bed, dx, x, y, z, n0, n1, n2):
+    """Whether the normal n at the bed's point (x, y, z) leaves the bed: a step eps = dx / 4 along
+    it ends above the bed by eps / 5 or more. A body's face whose outward normal runs along a fold
+    (its side, beside a face lying on the fold) is no support there: the fold goes on past it."""
+    eps = 0.25 * dx
+    return y + eps * n1 - bed_height(bed, dx, x + eps * n0, z + eps * n2)[0] >= 0.2 * eps
+
+
+@njit(cache=True)
+def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
+    """Append the contacts of body i (model mid) with the bed's folds under it: the cell centres
+    standing more than RIDGE above the mean of their two neighbours along x or z (_is_fold), where
+    the bilinear bed bends over the top of a ledge's, a pillar's or a box's side, and the straight
+    lines between two such neighbours. The body's own points meet the bed's faces; a face of the
+    body lying on a fold, which none of its points reaches, meets it here:
+    - each fold's centre v as a point against the body's primitives (_point_vs_prims: signed
+      distance d, outward normal n_o): contact on the body's surface beside it, q = v - d n_o,
+      normal -n_o (from the bed to the body);
+    - each fold line as a line against the body's hull (_hull_line, where the model has a box
+      primitive): contacts at the ends of its chord, as for the solid's edges.
+    Each only with a normal that leaves the bed (_leaves_bed). Keys from RIDGE_KEY + 5 x the cell's
+    index. q: scratch (3,)."""
+    prims = shapes.prims
+    q0, q1 = shapes.prim_start[mid], shapes.prim_start[mid + 1]
+    box = -1
+    for j in range(q0, q1):
+        if prims[j, 15] == BOX:
+            box = j
+            break
+    pts, k0, k1 = shapes.points, shapes.point_start[mid], shapes.point_start[mid + 1]
+    circles, j0, j1 = shapes.circles, shapes.circle_start[mid], shapes.circle_start[mid + 1]
+    nz, nx = bed.shape
+    reach = r + m
+    ia = max(int(np.floor((pos[0] - reach) / dx - 0.5)), 1)
+    ib = min(int(np.ceil((pos[0] + reach) / dx - 0.5)), nx - 2)
+    ka = max(int(np.floor((pos[2] - reach) / dx - 0.5)), 1)
+    kb = min(int(np.ceil((pos[2] + reach) / dx - 0.5)), nz - 2)
+    low = pos[1] - reach
+    for kz in range(ka, kb + 1):
+        for ix in range(ia, ib + 1):
+            h = bed[kz, ix]
+            if h < low or not _is_fold(bed, kz, ix):
+                continue
+            x = (ix + 0.5) * dx; z = (kz + 0.5) * dx
+            key = RIDGE_KEY + (5 * (kz * nx + ix)) % (65536 - RIDGE_KEY - 5)
+            v0 = x - pos[0]; v1 = h - pos[1]; v2 = z - pos[2]
+            if v0 * v0 + v1 * v1 + v2 * v2 <= reach * reach:
+                # into the body's frame, l = R^T (v - pos)
+                l0 = R[0, 0] * v0 + R[1, 0] * v1 + R[2, 0] * v2
+                l1 = R[0, 1] * v0 + R[1, 1] * v1 + R[2, 1] * v2
+                l2 = R[0, 2] * v0 + R[1, 2] * v1 + R[2, 2] * v2
+                d, o0, o1, o2 = _point_vs_prims(l0, l1, l2, prims, q0, q1)
+                n0 = -(R[0, 0] * o0 + R[0, 1] * o1 + R[0, 2] * o2)
+                n1 = -(R[1, 0] * o0 + R[1, 1] * o1 + R[1, 2] * o2)
+                n2 = -(R[2, 0] * o0 + R[2, 1] * o1 + R[2, 2] * o2)
+                if d < m and _leaves_bed(bed, dx, x, h, z, n0, n1, n2):
+                    q[0] = x + d * n0; q[1] = h + d * n1; q[2] = z + d * n2
+                    count = _push(count, i, -1, q, n0, n1, n2, d, contact_key(i, -1, key, 0), q, con)
+            if box < 0:
+                continue
+            # the fold lines to the next fold along x and along z
+            for step in range(2):
+                kw = kz + step; iw = ix + 1 - step
+                if kw > kb or iw > ib or not _is_fold(bed, kw, iw):
+                    continue
+                e0 = (1.0 - step) * dx; e1 = bed[kw, iw] - h; e2 = step * dx
+                le = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+                e0 /= le; e1 /= le; e2 /= le
+                sep, n0, n1, n2, t0, t1 = _hull_line(pos, R, pts, k0, k1, circles, j0, j1, prims[box], m,
+                                                     x, h, z, e0, e1, e2, 0.0, le)
+                if sep >= m or t0 > t1:
+                    continue
+                tm = 0.5 * (t0 + t1)
+                if not _leaves_bed(bed, dx, x + tm * e0, h + tm * e1, z + tm * e2, n0, n1, n2):
+                    continue
+                for end in range(2 if t1 - t0 > 1e-6 else 1):
+                    t = t0 if end == 0 else t1
+                    q[0] = x + t * e0 + sep * n0; q[1] = h + t * e1 + sep * n1; q[2] = z + t * e2 + sep * n2
+                    count = _push(count, i, -1, q, n0, n1, n2, sep, contact_key(i, -1, key + 1 + 2 * step + end, 0),
+                                  q, con)
     return count
 
 
@@ -516,49 +614,45 @@ def _capsule_edge(count, i, k, kind, e, pos, R, pr, m, size_x, size_z, rim, deck
 
 
 @njit(cache=True)
-def _hull_edge(count, i, k, kind, e, pos, R, pts, k0, k1, circles, j0, j1, pr, m, size_x, size_z, rim, deck,
-               q, con):
-    """Append the contacts of body i's convex hull (its points pts[k0:k1] and rim circles
-    circles[j0:j1], body frame) with edge e of the pool's solid (_edge_line): a box's face or edge
-    lying on the rim's edge, which none of its vertices reaches.
+def _hull_line(pos, R, pts, k0, k1, circles, j0, j1, pr, m, c0, c1, c2, e0, e1, e2, t_lo, t_hi):
+    """Body i's convex hull (its points pts[k0:k1] and rim circles circles[j0:j1], body frame; its
+    box primitive pr) against the line c + t E (E unit, t in [t_lo, t_hi]).
 
-    Seen along the edge the line is a point c and the hull a convex polygon; the line cuts into the
-    hull as deep as c lies inside that polygon. Each side of the polygon is the shadow of hull edges
-    along some direction a, with outward normal v = +-(E x a) / |E x a| (E the edge's direction):
-    for the box primitive pr (its axes a_0, a_1, a_2) those are all the sides, so the hull's
-    depth below side v, g(v) = max_p (p . v) - c . v (its support less c's, from the hull's own
-    points: exact for a box or a crate, and never deeper than the hull for a shard whose box only
-    bounds it), is least along the normal n = -v that pushes the body off the line: separation
-    -min g. Kept when n points out of the solid (n_s >= 0 and n_y >= 0); otherwise the body lies
-    mostly in the solid's quadrant, where its vertices meet the faces.
-
-    Contacts at the two ends of the chord of the line through the box (grown by the margin m), on
-    the line clipped to the edge's extent: a face lying on the edge rests on both. Keys k, k + 1 of
-    feature `kind`. q: scratch (3,)."""
-    ax, sgn, at, lo, hi = _edge_line(e, size_x, size_z, deck)
-    along = 2 if ax == 0 else 0
-    # the box in the world: centre bc, axes A (rows), half extents h
+    Seen along the line, it is a point and the hull a convex polygon; the line cuts into the hull as
+    deep as the point lies inside that polygon. Each side of the polygon is the shadow of hull
+    edges along some direction a, with outward normal v = +-(E x a) / |E x a|: for a box (its axes
+    a_0, a_1, a_2) those are all the sides, so the hull's depth below side v, g(v) = max_p (p . v)
+    - c . v (its support less the line's, from the hull's own points: exact for a box or a crate,
+    and never deeper than the hull for a shard whose box only bounds it), is least along the
+    normal n = -v that pushes the body off the line. Returns (separation -min g, n, t0, t1): the
+    chord of the line through the box grown by m, clipped to [t_lo, t_hi]; t0 > t1 when the line
+    misses it."""
     bc0 = pos[0] + R[0, 0] * pr[0] + R[0, 1] * pr[1] + R[0, 2] * pr[2]
     bc1 = pos[1] + R[1, 0] * pr[0] + R[1, 1] * pr[1] + R[1, 2] * pr[2]
     bc2 = pos[2] + R[2, 0] * pr[0] + R[2, 1] * pr[1] + R[2, 2] * pr[2]
-    # c: the point of the line beside the box's centre
-    c0 = at if ax == 0 else bc0
-    c2 = at if ax == 2 else bc2
     best = 1e300
     bv0 = 0.0; bv1 = 0.0; bv2 = 0.0
+    t0 = t_lo; t1 = t_hi
     for j in range(3):
         o = 3 + 3 * j
         a0 = R[0, 0] * pr[o] + R[0, 1] * pr[o + 1] + R[0, 2] * pr[o + 2]
         a1 = R[1, 0] * pr[o] + R[1, 1] * pr[o + 1] + R[1, 2] * pr[o + 2]
         a2 = R[2, 0] * pr[o] + R[2, 1] * pr[o + 1] + R[2, 2] * pr[o + 2]
-        # u = E x a: E = z for an edge along z (ax 0), x for one along x (ax 2)
-        if ax == 0:
-            u0 = -a1; u1 = a0; u2 = 0.0
+        # the chord: |(c + t E - bc) . a_j| <= h_j + m
+        off = (c0 - bc0) * a0 + (c1 - bc1) * a1 + (c2 - bc2) * a2
+        ae = e0 * a0 + e1 * a1 + e2 * a2
+        hj = pr[12 + j] + m
+        if abs(ae) < 1e-12:
+            if abs(off) > hj:
+                t0 = 1.0; t1 = 0.0
         else:
-            u0 = 0.0; u1 = -a2; u2 = a1
+            ta = (-hj - off) / ae; tb = (hj - off) / ae
+            t0 = max(t0, min(ta, tb)); t1 = min(t1, max(ta, tb))
+        # the side u = E x a_j
+        u0 = e1 * a2 - e2 * a1; u1 = e2 * a0 - e0 * a2; u2 = e0 * a1 - e1 * a0
         lu = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
         if lu < 1e-9:
-            continue                     # a along the edge: its faces are the ends, not sides
+            continue                     # a_j along the line: its faces are the ends, not sides
         u0 /= lu; u1 /= lu; u2 /= lu
         hi_u = -1e300; lo_u = 1e300      # the hull's extent along u
         for p in range(k0, k1):
@@ -581,36 +675,35 @@ def _hull_edge(count, i, k, kind, e, pos, R, pts, k0, k1, circles, j0, j1, pr, m
             spread = cr[6] * np.sqrt(max(1.0 - un * un, 0.0))
             wu = w0 * u0 + w1 * u1 + w2 * u2
             hi_u = max(hi_u, wu + spread); lo_u = min(lo_u, wu - spread)
-        cu = c0 * u0 + rim * u1 + c2 * u2
+        cu = c0 * u0 + c1 * u1 + c2 * u2
         # g(+u) = hi_u - cu, g(-u) = cu - lo_u
         if hi_u - cu < best:
             best = hi_u - cu; bv0 = u0; bv1 = u1; bv2 = u2
         if cu - lo_u < best:
             best = cu - lo_u; bv0 = -u0; bv1 = -u1; bv2 = -u2
-    sep = -best
-    if sep >= m:
+    return -best, -bv0, -bv1, -bv2, t0, t1
+
+
+@njit(cache=True)
+def _hull_edge(count, i, k, kind, e, pos, R, pts, k0, k1, circles, j0, j1, pr, m, size_x, size_z, rim, deck,
+               q, con):
+    """Append the contacts of body i's convex hull (_hull_line) with edge e of the pool's solid
+    (_edge_line): a box's face or edge lying on the rim's edge, which none of its vertices reaches.
+    Kept when the normal points out of the solid (n_s >= 0 and n_y >= 0); otherwise the body lies
+    mostly in the solid's quadrant, where its vertices meet the faces. Contacts at the two ends of
+    the chord (a face lying on the edge rests on both). Keys k, k + 1 of feature `kind`. q:
+    scratch (3,)."""
+    ax, sgn, at, lo, hi = _edge_line(e, size_x, size_z, deck)
+    along = 2 if ax == 0 else 0
+    # c: the point of the line beside the body's centre; E along the line
+    c0 = at if ax == 0 else pos[0]
+    c2 = at if ax == 2 else pos[2]
+    sep, n0, n1, n2, t0, t1 = _hull_line(pos, R, pts, k0, k1, circles, j0, j1, pr, m, c0, rim, c2,
+                                         1.0 if along == 0 else 0.0, 0.0, 1.0 if along == 2 else 0.0,
+                                         lo - pos[along], hi - pos[along])
+    if sep >= m or t0 > t1:
         return count
-    n0 = -bv0; n1 = -bv1; n2 = -bv2
     if sgn * (n0 if ax == 0 else n2) < -1e-9 or n1 < -1e-9:
-        return count
-    # the chord: t along the line from c, |(c + t E - bc) . a_j| <= h_j + m for each box axis
-    t0 = lo - (c2 if ax == 0 else c0)
-    t1 = hi - (c2 if ax == 0 else c0)
-    for j in range(3):
-        o = 3 + 3 * j
-        a0 = R[0, 0] * pr[o] + R[0, 1] * pr[o + 1] + R[0, 2] * pr[o + 2]
-        a1 = R[1, 0] * pr[o] + R[1, 1] * pr[o + 1] + R[1, 2] * pr[o + 2]
-        a2 = R[2, 0] * pr[o] + R[2, 1] * pr[o + 1] + R[2, 2] * pr[o + 2]
-        off = (c0 - bc0) * a0 + (rim - bc1) * a1 + (c2 - bc2) * a2
-        ae = a2 if ax == 0 else a0
-        hj = pr[12 + j] + m
-        if abs(ae) < 1e-12:
-            if abs(off) > hj:
-                return count
-            continue
-        ta = (-hj - off) / ae; tb = (hj - off) / ae
-        t0 = max(t0, min(ta, tb)); t1 = min(t1, max(ta, tb))
-    if t0 > t1:
         return count
     for end in range(2 if t1 - t0 > 1e-6 else 1):
         t = t0 if end == 0 else t1
