@@ -45,6 +45,7 @@ from engine import health
 from engine.levels.features import ThrowableSpec
 from engine.levels.fields import build
 from engine.levels.loader import _SECTIONS, load_level, register_section, unregister_section
+from engine.paths import find_level
 from engine.systems.base import System
 from engine.world import NonFiniteError
 
@@ -176,9 +177,16 @@ def _mods_in_folder(folder: Path) -> list[Path]:
 
 
 def level_mods_of(level_path: str | Path) -> list[Path]:
-    """The mods in the `mods/` folder beside a level file, found without importing any of them."""
-    folder = Path(level_path).parent / "mods"
+    """The mods in the `mods/` folder beside a level file, found without importing any of them.
+
+    `level_path` is resolved as the loader resolves it (a bundled level's bare name is its file in
+    content/levels/, `engine.paths.find_level`); a level that is not a file has no mods, so a
+    mistyped name never reaches the `mods/` folder of the working directory."""
+    level = find_level(str(level_path))
     try:
+        if not level.is_file():
+            return []
+        folder = level.parent / "mods"
         return _mods_in_folder(folder) if folder.is_dir() else []
     except OSError:
         return []

@@ -41,3 +41,40 @@ def test_validate_prints_no_escape_sequence(tmp_path):
     out = subprocess.run([sys.executable, "-m", "game", "validate", str(bad)], capture_output=True, text=True,
                          cwd=ROOT)
     assert out.returncode == 1 and "\x1b" not in out.stderr + out.stdout and "\\x1b" in out.stderr
+
+
+def test_a_missing_level_is_only_missing_whatever_mods_lie_in_the_working_folder(tmp_path, monkeypatch, capsys):
+    """A name that is no level file gets the loader's one message: the `mods/` folder of the
+    working directory (the repository's examples, say) is neither named nor imported; a bundled
+    level's bare name looks for mods beside its file in content/levels/, not there either."""
+    from game import demo
+    from game.cli import main
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "spy.py").write_text(SPY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYGLET_HEADLESS", "true")
+    monkeypatch.setattr(demo, "run", lambda level, mods, out: 0)
+    for argv in (["play", "nosuchlevel"], ["validate", "nosuch.toml"], ["validate", "nosuch.toml", "--mods"]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert "no such level file" in err and "spy" not in err and "mods" not in err, (argv, err)
+    for argv in (["play", "calm_pool"], ["validate", "calm_pool"], ["validate", "calm_pool", "--mods"]):
+        assert main(argv) == 0
+        assert "spy" not in capsys.readouterr().err, argv
+    assert "level_mod_spy_ran" not in sys.modules
+
+
+def test_a_level_with_mods_beside_it_still_names_them(tmp_path, monkeypatch, capsys):
+    from game import demo
+    from game.cli import main
+    level = _level_with_mods(tmp_path)
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYGLET_HEADLESS", "true")
+    monkeypatch.setattr(demo, "run", lambda level, mods, out: 0)
+    assert main(["play", str(level)]) == 0
+    err = capsys.readouterr().err
+    assert "comes with mods (spy.py) that are NOT run" in err and "fountain" not in err
+    assert main(["validate", str(level)]) == 0
+    err = capsys.readouterr().err
+    assert "comes with mods it would load with --mods" in err and "spy.py" in err and "fountain" not in err
+    assert "level_mod_spy_ran" not in sys.modules
