@@ -123,14 +123,20 @@ def build_parser() -> argparse.ArgumentParser:
     rec = sub.add_parser("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
     rec.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
                      help="a level file, or a bundled level's name (see `bottles levels`)")
-    rec.add_argument("--seconds", type=float, default=3.0)
+    rec.add_argument("--seconds", type=float, default=3.0,
+                     help="clip length, s (default 3; at most 300: every frame is simulated and drawn, at "
+                          "about real time, and a .webp/.gif/.mp4 clip's frames stay in memory until it is "
+                          "written, at most 4 GiB of them)")
     rec.add_argument("--out", default="clip.webp",
-                     help="clip.webp (animated), clip.mp4 (needs ffmpeg), clip.gif, frame.png, or a folder/")
+                     help="clip.webp (animated), clip.mp4 (needs ffmpeg), clip.gif, frame.png, or a folder/ "
+                          "(in a folder that exists: no other folder is made)")
     rec.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    rec.add_argument("--fps", type=float, default=30.0)
+    rec.add_argument("--fps", type=float, default=30.0, help="frames a second (default 30, at most 120)")
     rec.add_argument("--size", default="640x360", help="frame size WxH")
     rec.add_argument("--throw", action="append", default=[], metavar="T:X,Y,Z:VX,VY,VZ[:KIND]",
-                     help="a timed throw (repeatable)")
+                     help="a timed throw (repeatable): at T s from X,Y,Z (m, inside the pool's walls or "
+                          "over its deck) at VX,VY,VZ (m/s); KIND is bottle (default), box, sphere, "
+                          "cylinder, a model in content/models/ (ball, crate) or a path to an .obj")
     rec.add_argument("--script", default=None, help="TOML file of timed throws")
     rec.add_argument("--debug", default=None, choices=["depth", "velocity", "divergence", "vorticity", "bounds"],
                      help="debug view")

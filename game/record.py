@@ -16,8 +16,12 @@ a `--script` TOML file:
     position = [1.0, 1.2, 1.5]    # m
     velocity = [3.0, 1.0, 0.0]    # m/s
     angular_velocity = [0, 0, 8]  # rad/s (optional)
-    kind = "bottle"               # bottle (default) or a prop model: box, sphere, crate, ball
+    kind = "bottle"               # bottle (default), a built-in shape (box, sphere, cylinder), a
+                                  # model in content/models/ (ball, crate) or a path to an .obj file
     fill = 0.3                    # bottles only (optional)
+
+Every throw is checked before anything is drawn (`check_throws`): its kind, finite numbers, and a
+start inside the pool's walls or over its deck, at or above the floor.
 """
 from __future__ import annotations
 
@@ -39,6 +43,10 @@ class RecordError(ValueError):
 
 
 CLIP_KINDS = {".webp": "webp", ".mp4": "mp4", ".gif": "gif", ".png": "png"}
+MAX_SECONDS = 300.0     # a clip's length: each frame is simulated and drawn, at about real time
+MAX_FPS = 120.0
+MAX_CLIP_BYTES = 4 * 2**30   # the raw RGB frames of a .webp/.gif/.mp4 clip, all in memory until written
+SHAPES = ("box", "sphere", "cylinder")   # the props engine.bodies.shape_model builds without a file
 WEBP_QUALITY = 70       # Pillow's lossy WebP quality, 0-100: 70 keeps tile grout and foam legible
 
 
@@ -57,6 +65,13 @@ def output_kind(out: str | Path, force: bool = False) -> str:
         if not kind:
             raise RecordError(f"--out {text!r}: unknown extension {p.suffix!r}; use .webp (animated), .mp4 "
                               f"(needs ffmpeg), .gif, .png (last frame), or a folder name ending in /")
+    folder = p.parent
+    if not folder.is_dir():
+        if folder.exists():
+            raise RecordError(f"--out {text!r}: {str(folder)!r} is not a folder; choose another place")
+        but = " but the frames folder itself" if kind == "dir" else ""
+        raise RecordError(f"--out {text!r}: there is no folder {str(folder)!r}; bottles record makes no "
+                          f"folders{but}: create it first, or choose another place")
     if kind == "mp4" and shutil.which("ffmpeg") is None:
         raise RecordError(f"--out {text!r}: MP4 needs the ffmpeg program, which is not on PATH; "
                           f"install it (apt install ffmpeg) or use a .webp clip")
@@ -71,7 +86,6 @@ def output_kind(out: str | Path, force: bool = False) -> str:
 def write_clip(out: Path, kind: str, frames: list[np.ndarray], fps: float) -> None:
     """Write RGB frames (h, w, 3 uint8) to `out` as an animated WebP, MP4 or GIF."""
     from PIL import Image
-    out.parent.mkdir(parents=True, exist_ok=True)
     ms = int(round(1000 / fps))
     if kind == "webp":
         imgs = [Image.fromarray(a) for a in frames]
@@ -104,6 +118,7 @@ class Throw:
     angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
     fill: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""        # where it was given, for messages: "--throw '...'" or "throws.toml: throw[2]"
 
 
 def _vec3(text: str, what: str) -> tuple[float, float, float]:
@@ -126,7 +141,8 @@ def parse_throw(spec: str) -> Throw:
     except ValueError:
         raise RecordError(f"--throw {spec!r}: time {parts[0]!r} is not a number of seconds") from None
     kind = parts[3].strip() if len(parts) == 4 else "bottle"
-    return Throw(t, _vec3(parts[1], f"--throw {spec!r} position"), _vec3(parts[2], f"--throw {spec!r} velocity"), kind)
+    return Throw(t, _vec3(parts[1], f"--throw {spec!r} position"), _vec3(parts[2], f"--throw {spec!r} velocity"), kind,
+                 origin=f"--throw {spec!r}")
 
 
 def load_script(path: str | Path) -> list[Throw]:
@@ -150,7 +166,7 @@ def load_script(path: str | Path) -> list[Throw]:
         try:
             out.append(Throw(float(tb["t"]), vec3(tb["position"]), vec3(tb.get("velocity", (0, 0, 0))),
                              str(tb.get("kind", "bottle")), vec3(tb.get("angular_velocity", (0, 0, 0))),
-                             float(tb.get("fill", 0.0))))
+                             float(tb.get("fill", 0.0)), origin=where))
         except KeyError as exc:
             raise RecordError(f"{where}: missing {exc.args[0]!r}") from None
         except (TypeError, ValueError):
@@ -166,6 +182,87 @@ def parse_size(text: str) -> tuple[int, int]:
         return w, h
     except ValueError:
         raise RecordError(f"--size {text!r}: expected WIDTHxHEIGHT between 16 and 8192, e.g. 640x360") from None
+
+
+def throw_kinds() -> list[str]:
+    """What a throw's kind may name, besides a path to an .obj file: "bottle", the built-in shapes,
+    and the models in content/models/ (not the files of a bottle set, <name>.json beside them)."""
+    from engine.paths import MODELS
+    sets = {p.stem for p in MODELS.glob("*.json")}
+    sets |= {f"{name}_fragments" for name in sets}
+    return ["bottle", *SHAPES, *sorted(p.stem for p in MODELS.glob("*.obj") if p.stem not in sets)]
+
+
+def _kind_problem(kind: str) -> str | None:
+    """Why a throw cannot be of `kind` (None when it can)."""
+    import difflib
+    kinds = throw_kinds()
+    if kind in kinds:
+        return None
+    if kind.endswith(".obj"):            # read as spawn_body reads it: one closed mesh
+        from engine.levels.resources import ResourceError, check_obj
+        from engine.meshes import load_obj_model
+        path = Path(kind)
+        if not path.is_file():
+            return f"no model file {kind!r} (a path to an .obj is relative to the working folder)"
+        try:
+            check_obj(path)
+            load_obj_model(path.stem, path.parent)
+        except (ResourceError, OSError, ValueError) as exc:
+            return f"cannot throw model {kind!r}: {exc}"
+        return None
+    hint = difflib.get_close_matches(kind, kinds, n=1)
+    extra = f' (did you mean "{hint[0]}"?)' if hint else ""
+    return (f"unknown kind {kind!r}{extra}; a throw is one of: {', '.join(kinds)} (bottle is the default), "
+            "or a path to an .obj model")
+
+
+def check_throws(throws: list[Throw], level: Any) -> None:
+    """RecordError for the first throw that cannot happen in `level`: an unknown kind, a time or
+    number that is not finite, a speed or spin past engine.world's limits, a fill outside 0-1, or a
+    start outside the pool's walls and deck (engine.terrain.DECK round them) or below its floor
+    (y = 0; the deck's top, wall_height, outside the walls)."""
+    from engine.terrain import DECK, outside_walls
+    from engine.world import _check_motion
+    sx, sz = level.pool.size
+    top = level.pool.wall_height
+    extent = (f"start inside its walls (x 0 to {sx:g}, z 0 to {sz:g} m) at y >= 0 (the floor), or over its "
+              f"{DECK:g} m deck (x {-DECK:g} to {sx + DECK:g}, z {-DECK:g} to {sz + DECK:g} m) at y >= {top:g} m "
+              "(the deck's top)")
+    for th in throws:
+        where = th.origin or "a throw"
+        problem = _kind_problem(th.kind)
+        if problem is not None:
+            raise RecordError(f"{where}: {problem}")
+        if not (np.isfinite(th.t) and th.t >= 0.0):
+            raise RecordError(f"{where}: time {th.t:g} s must be a finite number of seconds >= 0")
+        try:
+            _check_motion(th.position, th.velocity, th.angular_velocity, (1.0, 0.0, 0.0, 0.0))
+        except ValueError as exc:
+            raise RecordError(f"{where}: {exc}") from None
+        if not 0.0 <= th.fill <= 1.0:
+            raise RecordError(f"{where}: fill {th.fill:g} must be between 0 and 1")
+        x, y, z = th.position
+        out = float(outside_walls(x, z, (sx, sz)))
+        if out > DECK or y < 0.0 or (out > 0.0 and y < top):
+            raise RecordError(f"{where}: start ({x:g}, {y:g}, {z:g}) m is outside the pool; {extent}")
+
+
+def check_length(seconds: float, fps: float, width: int, height: int, kind: str) -> None:
+    """RecordError unless 0 < seconds <= MAX_SECONDS and 0 < fps <= MAX_FPS, and a clip held in
+    memory (webp, gif, mp4) fits in MAX_CLIP_BYTES of raw frames."""
+    if not 0.0 < seconds <= MAX_SECONDS:
+        raise RecordError(f"--seconds {seconds:g}: a recording is more than 0 and at most {MAX_SECONDS:g} s "
+                          "(each frame is simulated and drawn, at about real time)")
+    if not 0.0 < fps <= MAX_FPS:
+        raise RecordError(f"--fps {fps:g}: frames a second are more than 0 and at most {MAX_FPS:g}")
+    n_frames = max(1, int(round(seconds * fps)))
+    held = n_frames * width * height * 3
+    if kind in ("webp", "gif", "mp4") and held > MAX_CLIP_BYTES:
+        raise RecordError(f"--seconds {seconds:g} at --fps {fps:g} and --size {width}x{height}: the clip's "
+                          f"{n_frames} frames would take {held / 2**30:.1f} GiB of memory before it is written "
+                          f"(at most {MAX_CLIP_BYTES / 2**30:.0f} GiB); record fewer seconds, fewer frames a "
+                          "second or a smaller size, or to a folder/ of PNGs")
 
 
 def apply_throw(sim: Any, th: Throw) -> int:
@@ -193,10 +290,12 @@ def record(args: argparse.Namespace) -> int:
         throws = [parse_throw(s) for s in args.throw]
         if args.script:
             throws += load_script(args.script)
-        if not args.seconds > 0 or not args.fps > 0:
-            raise RecordError("--seconds and --fps must be > 0")
         out = Path(args.out)
         kind = output_kind(args.out, bool(getattr(args, "force", False)))
+        check_length(float(args.seconds), float(args.fps), width, height, kind)
+        from engine.levels import load_level
+        level = load_level(args.level)
+        check_throws(throws, level)
         try:
             window = create_context(64, 64, headless=True)
         except ContextError as exc:
@@ -206,7 +305,7 @@ def record(args: argparse.Namespace) -> int:
         from engine.render.renderer import Renderer
         from engine.world import Simulation
         from game.modlog import traceback_for
-        sim = Simulation.from_level(args.level)
+        sim = Simulation(level)
         _load_mods(sim, list(getattr(args, "mod", []) or []), bool(getattr(args, "mods", False)))
         renderer = Renderer(sim, width, height)
         camera = OrbitCamera.from_level(sim.level, width / height)
@@ -214,7 +313,7 @@ def record(args: argparse.Namespace) -> int:
         n_frames = max(1, int(round(args.seconds * args.fps)))
         frames: list[np.ndarray] = []
         if kind == "dir":
-            out.mkdir(parents=True, exist_ok=True)
+            out.mkdir(exist_ok=True)
         t0 = time.perf_counter()
         pending = list(throws)
         from PIL import Image
@@ -249,7 +348,6 @@ def record(args: argparse.Namespace) -> int:
         if kind in ("gif", "webp", "mp4"):
             write_clip(out, kind, frames, args.fps)
         elif kind == "png":
-            out.parent.mkdir(parents=True, exist_ok=True)
             Image.fromarray(frames[-1]).save(out)
         print(f"wrote {out} ({n_frames} frame{'s' if n_frames != 1 else ''}, {width}x{height})")
         renderer.close()
