@@ -97,7 +97,8 @@ def margins(n, bodies, motion, dt, slop):
 SOFT_FLOOR = 7     # the feature kind of a floor contact over loose sand (engine/ground.py)
 RIDGE = 0.005      # m: a bed cell centre this far above the mean of its two neighbours (along x or z) is
                    # a fold of the bilinear bed (a ledge's, pillar's or box's top edge): _bed_ridges
-RIDGE_KEY = 32768  # contact keys of those folds: RIDGE_KEY + the cell's index mod (65536 - RIDGE_KEY)
+RIDGE_KEY = 32768  # contact keys of those folds: from RIDGE_KEY + RIDGE_KEYS x the cell's index, mod 2^15
+RIDGE_KEYS = 16    # a fold's keys: its point, its two lines' chord ends, two per capsule (up to 5)
 CRATER_ENTRY = 1.0    # m/s: a point meeting sand faster digs a crater (_crater); a slower landing
                       # (a drop of under 5 cm) just stops on the surface, without a rebound
 CRATER_SPEED = 0.02   # m/s: a point in the sand (deeper than the penetration slop) and faster digs
@@ -464,9 +465,10 @@ def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
       distance d, outward normal n_o): contact on the body's surface beside it, q = v - d n_o,
       normal -n_o (from the bed to the body);
     - each fold line as a line against the body's hull (_hull_line, where the model has a box
-      primitive): contacts at the ends of its chord, as for the solid's edges.
-    Each only with a normal that leaves the bed (_leaves_bed). Keys from RIDGE_KEY + 5 x the cell's
-    index. q: scratch (3,)."""
+      primitive): contacts at the ends of its chord, as for the solid's edges; else against each
+      capsule (_capsule_line).
+    Each only with a normal that leaves the bed (_leaves_bed). Keys from RIDGE_KEY + RIDGE_KEYS x
+    the cell's index. q: scratch (3,)."""
     prims = shapes.prims
     q0, q1 = shapes.prim_start[mid], shapes.prim_start[mid + 1]
     box = -1
@@ -489,7 +491,7 @@ def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
             if h < low or not _is_fold(bed, kz, ix):
                 continue
             x = (ix + 0.5) * dx; z = (kz + 0.5) * dx
-            key = RIDGE_KEY + (5 * (kz * nx + ix)) % (65536 - RIDGE_KEY - 5)
+            key = RIDGE_KEY + (RIDGE_KEYS * (kz * nx + ix)) % (65536 - RIDGE_KEY - RIDGE_KEYS)
             v0 = x - pos[0]; v1 = h - pos[1]; v2 = z - pos[2]
             if v0 * v0 + v1 * v1 + v2 * v2 <= reach * reach:
                 # into the body's frame, l = R^T (v - pos)
@@ -503,8 +505,6 @@ def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
                 if d < m and _leaves_bed(bed, dx, x, h, z, n0, n1, n2):
                     q[0] = x + d * n0; q[1] = h + d * n1; q[2] = z + d * n2
                     count = _push(count, i, -1, q, n0, n1, n2, d, contact_key(i, -1, key, 0), q, con)
-            if box < 0:
-                continue
             # the fold lines to the next fold along x and along z
             for step in range(2):
                 kw = kz + step; iw = ix + 1 - step
@@ -513,6 +513,11 @@ def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
                 e0 = (1.0 - step) * dx; e1 = bed[kw, iw] - h; e2 = step * dx
                 le = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
                 e0 /= le; e1 /= le; e2 /= le
+                if box < 0:
+                    for j in range(q0, q1):
+                        count = _capsule_line(count, i, key + 5 + 2 * (j - q0) + step, pos, R, prims[j], m, x, h, z,
+                                              e0, e1, e2, le, bed, dx, q, con)
+                    continue
                 sep, n0, n1, n2, t0, t1 = _hull_line(pos, R, pts, k0, k1, circles, j0, j1, prims[box], m,
                                                      x, h, z, e0, e1, e2, 0.0, le)
                 if sep >= m or t0 > t1:
@@ -526,6 +531,42 @@ def _bed_ridges(count, i, pos, R, mid, shapes, r, m, bed, dx, q, con):
                     count = _push(count, i, -1, q, n0, n1, n2, sep, contact_key(i, -1, key + 1 + 2 * step + end, 0),
                                   q, con)
     return count
+
+
+@njit(cache=True)
+def _capsule_line(count, i, k, pos, R, pr, m, c0, c1, c2, e0, e1, e2, le, bed, dx, q, con):
+    """Append the contact of a capsule primitive pr (body frame: ends pr[0:3], pr[3:6], radius pr[6])
+    of body i with the bed's fold line c + t E, t in [0, le]: at the closest points of the
+    capsule's axis and the line (segment to segment), separation their distance less the radius,
+    normal from the line to the axis, if it leaves the bed (_leaves_bed). Key k. q: scratch (3,)."""
+    a0 = pos[0] + R[0, 0] * pr[0] + R[0, 1] * pr[1] + R[0, 2] * pr[2]
+    a1 = pos[1] + R[1, 0] * pr[0] + R[1, 1] * pr[1] + R[1, 2] * pr[2]
+    a2 = pos[2] + R[2, 0] * pr[0] + R[2, 1] * pr[1] + R[2, 2] * pr[2]
+    d0 = pos[0] + R[0, 0] * pr[3] + R[0, 1] * pr[4] + R[0, 2] * pr[5] - a0
+    d1 = pos[1] + R[1, 0] * pr[3] + R[1, 1] * pr[4] + R[1, 2] * pr[5] - a1
+    d2 = pos[2] + R[2, 0] * pr[3] + R[2, 1] * pr[4] + R[2, 2] * pr[5] - a2
+    # closest points a + s d (s in [0, 1]) and c + t E (t in [0, le]), E a unit vector
+    r0 = a0 - c0; r1 = a1 - c1; r2 = a2 - c2
+    dd = d0 * d0 + d1 * d1 + d2 * d2
+    de = d0 * e0 + d1 * e1 + d2 * e2
+    rd = r0 * d0 + r1 * d1 + r2 * d2
+    re = r0 * e0 + r1 * e1 + r2 * e2
+    den = dd - de * de
+    s = min(max((de * re - rd) / den, 0.0), 1.0) if den > 1e-12 and dd > 1e-12 else 0.0
+    t = min(max(re + s * de, 0.0), le)
+    if dd > 1e-12:
+        s = min(max((t * de - rd) / dd, 0.0), 1.0)
+    p0 = a0 + s * d0 - (c0 + t * e0); p1 = a1 + s * d1 - (c1 + t * e1); p2 = a2 + s * d2 - (c2 + t * e2)
+    dist = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+    sep = dist - pr[6]
+    if sep >= m or dist <= 1e-12:
+        return count
+    n0 = p0 / dist; n1 = p1 / dist; n2 = p2 / dist
+    x = c0 + t * e0; y = c1 + t * e1; z = c2 + t * e2
+    if not _leaves_bed(bed, dx, x, y, z, n0, n1, n2):
+        return count
+    q[0] = x + sep * n0; q[1] = y + sep * n1; q[2] = z + sep * n2
+    return _push(count, i, -1, q, n0, n1, n2, sep, contact_key(i, -1, k, 0), q, con)
 
 
 @njit(cache=True, inline="always")

@@ -335,3 +335,30 @@ def test_crates_dropped_on_a_ledges_edge_never_sink_into_it():
             o, R = _frame(sim, e)
             worst = max(worst, _below_bed(sim, o + grid @ R.T))
     assert worst < 0.005
+
+
+@pytest.mark.parametrize("along", [0.0, 0.0125, 0.025])
+@pytest.mark.parametrize("offset", [-0.03, 0.03])
+def test_a_bottle_laid_across_a_ledges_edge_rests_on_it_or_tips_off(along, offset):
+    """An empty bottle laid level across a ledge's fold at right angles to it, `along` from a
+    midpoint between two of the fold's cell centres (0: between them, 2.5 cm: on one), its centre
+    of mass `offset` beyond the fold (positive: over the pool): the weight's moment about the fold,
+    m g offset, tips it that way. It ends on the ledge (lowest point at its top) or on the pool's
+    floor, and its mesh never sinks into the bed by more than 2 mm (with the fold's cell centres
+    alone it sank 6-8 mm between them)."""
+    sim = _ledge_sim(0.05, "z_max")
+    fold = 1.425
+    q = (math.sqrt(0.5), math.sqrt(0.5), 0.0, 0.0)      # the bottle's axis (body y) along world z
+    e = sim.spawn_bottle((1.5 + along, 1.0, fold - offset), orientation=q, fill=0.0)
+    b = sim.body(e)
+    b.position[1] += LEDGE_H + 0.002 - float(b.mesh_world()[0][:, 1].min())
+    worst = 0.0
+    for _ in range(round(2.0 / sim.dt)):
+        sim.step(1)
+        worst = max(worst, _below_bed(sim, np.asarray(b.mesh_world()[0]).reshape(-1, 3)))
+    assert worst < 0.002
+    low = float(b.mesh_world()[0][:, 1].min())
+    if offset < 0:
+        assert float(b.position[2]) > fold and low == pytest.approx(LEDGE_H, abs=0.003)
+    else:
+        assert float(b.position[2]) < fold and low == pytest.approx(0.0, abs=0.003)
