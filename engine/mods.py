@@ -51,6 +51,7 @@ from engine.world import NonFiniteError
 
 if TYPE_CHECKING:
     from engine.world import Simulation
+    from engine.levels import Level
 
 GROUP = "bottles.mods"
 # what a level that declares no [[throwable]] offers
@@ -586,10 +587,25 @@ def open_level(level_path: str | Path, mod_paths: Iterable[str | Path] = (), ent
     """
     from engine.world import Simulation
     mods = ModSet.load(mod_paths, level_path, entry_points, level_mods)
-    level = load_level(level_path)
+    try:
+        level = load_level(level_path)
+    except BaseException:
+        mods.close()
+        raise
     sim = Simulation(level)
     mods.attach(sim)
     return sim
+
+
+def load_level_with_mods(level_path: str | Path, mod_paths: Iterable[str | Path] = (), entry_points: bool = True,
+                         level_mods: bool = False) -> "Level":
+    """The level as `open_level` reads it: with the same mods' level sections registered while it
+    is read (they are closed again after). Raises LevelError."""
+    mods = ModSet.load(mod_paths, level_path, entry_points, level_mods)
+    try:
+        return load_level(level_path)
+    finally:
+        mods.close()
 
 
 def mods_of(sim: "Simulation") -> ModSet | None:

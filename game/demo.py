@@ -10,7 +10,7 @@ import argparse
 import numpy as np
 from pathlib import Path
 
-from engine.levels import Level, load_level
+from engine.levels import Level
 
 DEMO_SECONDS = 4.0
 DEMO_FPS = 20.0
@@ -75,17 +75,20 @@ def _wall_facing_camera(level: Level, y: float, start: tuple[float, float, float
     return max(walls, key=score)[0]
 
 
-def record_args(level_path: str | Path, mods: list[str], out: str | Path) -> argparse.Namespace:
-    """The arguments `bottles record` would get for the demo clip."""
-    level = load_level(level_path)
+def record_args(level_path: str | Path, mods: list[str], out: str | Path, level_mods: bool = False) -> argparse.Namespace:
+    """The arguments `bottles record` would get for the demo clip (the level read with the mods it
+    will run, whose sections it may use)."""
+    from engine.mods import load_level_with_mods
+    level = load_level_with_mods(level_path, mods, level_mods=level_mods)
     return argparse.Namespace(level=str(level_path), seconds=DEMO_SECONDS, out=str(out), fps=DEMO_FPS,
                               size=DEMO_SIZE, throw=demo_throws(level), script=None, debug=None,
-                              mod=list(mods), force=True)
+                              mod=list(mods), mods=level_mods, force=True)
 
 
-def run(level_path: str | Path, mods: list[str] | None = None, out: str | Path = DEFAULT_OUT) -> int:
+def run(level_path: str | Path, mods: list[str] | None = None, out: str | Path = DEFAULT_OUT,
+        level_mods: bool = False) -> int:
     """Record the demo clip; print where it went; return an exit code."""
-    args = record_args(level_path, list(mods or ()), out)
+    args = record_args(level_path, list(mods or ()), out, level_mods)
     from game.record import record
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     code = int(record(args) or 0)

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.levels import load_level
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -46,7 +45,7 @@ def _demo(args: argparse.Namespace, reason: str) -> int:
             cmd += ["--mods"]
         env = dict(os.environ, PYGLET_HEADLESS="true")
         return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True).returncode
-    return demo.run(args.level, list(args.mod), out)
+    return demo.run(args.level, list(args.mod), out, level_mods=bool(getattr(args, "mods", False)))
 
 
 def play(args: argparse.Namespace) -> int:
@@ -63,7 +62,10 @@ def play(args: argparse.Namespace) -> int:
         if beside:
             print(f"bottles play: this level comes with mods ({', '.join(printable(p.name) for p in beside)}) "
                   "that are NOT run; they are code: add --mods to run them", file=sys.stderr)
-    load_level(args.level)                 # a broken level: its problems, one line each, before anything opens
+    # a broken level: its problems, one line each, before anything opens; read with the mods the game
+    # will load (installed ones, --mod, with --mods those beside it), whose sections it may use
+    from engine.mods import load_level_with_mods
+    level_name = load_level_with_mods(args.level, list(args.mod), level_mods=bool(getattr(args, "mods", False))).name
     reason = no_display_reason()
     if reason is not None:
         return _demo(args, reason)
@@ -85,7 +87,6 @@ def play(args: argparse.Namespace) -> int:
         return game
 
     try:
-        level_name = load_level(args.level).name
         window = app.open_window(width, height, f"Bottles & Water: {level_name}")
     except no_display as exc:
         return _demo(args, f"{type(exc).__name__}: {exc}")

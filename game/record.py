@@ -272,19 +272,13 @@ def apply_throw(sim: Any, th: Throw) -> int:
     return sim.spawn_body(th.kind, position=th.position, velocity=th.velocity, angular_velocity=th.angular_velocity)
 
 
-def _load_mods(sim: Any, paths: list[str], level_mods: bool = False) -> None:
-    if not paths and not level_mods:
-        return
-    from engine.mods import load_mods
-    load_mods(sim, [Path(p) for p in paths], level_mods=level_mods)
-
-
 MOD_FAILED = 3   # exit code: the clip was written, but a mod failed (it is off in the clip)
 
 
 def record(args: argparse.Namespace) -> int:
     """Run `bottles record` with parsed arguments; return the exit code."""
     from engine.render.context import ContextError, create_context
+    sim = None
     try:
         width, height = parse_size(args.size)
         throws = [parse_throw(s) for s in args.throw]
@@ -293,8 +287,14 @@ def record(args: argparse.Namespace) -> int:
         out = Path(args.out)
         kind = output_kind(args.out, bool(getattr(args, "force", False)))
         check_length(float(args.seconds), float(args.fps), width, height, kind)
-        from engine.levels import load_level
-        level = load_level(args.level)
+        mod_paths = list(getattr(args, "mod", []) or [])
+        level_mods = bool(getattr(args, "mods", False))
+        if mod_paths or level_mods:      # the level may use their sections
+            from engine.mods import load_level_with_mods
+            level = load_level_with_mods(args.level, mod_paths, level_mods=level_mods)
+        else:
+            from engine.levels import load_level
+            level = load_level(args.level)
         check_throws(throws, level)
         try:
             window = create_context(64, 64, headless=True)
@@ -305,8 +305,11 @@ def record(args: argparse.Namespace) -> int:
         from engine.render.renderer import Renderer
         from engine.world import Simulation
         from game.modlog import traceback_for
-        sim = Simulation(level)
-        _load_mods(sim, list(getattr(args, "mod", []) or []), bool(getattr(args, "mods", False)))
+        if mod_paths or level_mods:
+            from engine.mods import open_level
+            sim = open_level(args.level, mod_paths, level_mods=level_mods)
+        else:
+            sim = Simulation(level)
         renderer = Renderer(sim, width, height)
         camera = OrbitCamera.from_level(sim.level, width / height)
         throws.sort(key=lambda th: th.t)
@@ -360,3 +363,10 @@ def record(args: argparse.Namespace) -> int:
     except RecordError as exc:
         print(f"bottles record: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if sim is not None:          # its mods' level sections leave with it (a second record in one process)
+            from engine.mods import mods_of
+            ms = mods_of(sim)
+            if ms is not None:
+                ms.close()
+            sim.close()

@@ -53,7 +53,7 @@ def test_a_missing_level_is_only_missing_whatever_mods_lie_in_the_working_folder
     (tmp_path / "mods" / "spy.py").write_text(SPY)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PYGLET_HEADLESS", "true")
-    monkeypatch.setattr(demo, "run", lambda level, mods, out: 0)
+    monkeypatch.setattr(demo, "run", lambda level, mods, out, level_mods=False: 0)
     for argv in (["play", "nosuchlevel"], ["validate", "nosuch.toml"], ["validate", "nosuch.toml", "--mods"]):
         assert main(argv) == 1
         err = capsys.readouterr().err
@@ -70,7 +70,7 @@ def test_a_level_with_mods_beside_it_still_names_them(tmp_path, monkeypatch, cap
     level = _level_with_mods(tmp_path)
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("PYGLET_HEADLESS", "true")
-    monkeypatch.setattr(demo, "run", lambda level, mods, out: 0)
+    monkeypatch.setattr(demo, "run", lambda level, mods, out, level_mods=False: 0)
     assert main(["play", str(level)]) == 0
     err = capsys.readouterr().err
     assert "comes with mods (spy.py) that are NOT run" in err and "fountain" not in err
@@ -78,3 +78,46 @@ def test_a_level_with_mods_beside_it_still_names_them(tmp_path, monkeypatch, cap
     err = capsys.readouterr().err
     assert "comes with mods it would load with --mods" in err and "spy.py" in err and "fountain" not in err
     assert "level_mod_spy_ran" not in sys.modules
+
+
+TIDE = """
+from dataclasses import dataclass
+from engine.levels.fields import spec
+from engine.systems.base import System
+
+@dataclass(frozen=True)
+class TideSpec:
+    height: float = spec("float", default=0.1, min=0.0, max=1.0)
+
+class Tide(System):
+    def process(self, dt):
+        pass
+
+def register(api):
+    api.add_level_section("tide", TideSpec)
+    api.add_system(Tide(), after="StepFluid")
+"""
+
+
+def test_a_level_using_its_mods_section_plays_and_records_with_mods(tmp_path, monkeypatch, capsys):
+    """A level whose own mod adds the [tide] section it uses: `play --mods` and `record --mods` read
+    it with that mod loaded (they checked the level before loading any mod, and stopped at
+    'unknown key "tide"'); without --mods both refuse it with the loader's message and run nothing."""
+    from game import demo
+    from game.cli import main
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "tide.py").write_text(TIDE)
+    level = tmp_path / "tidal.toml"
+    level.write_text('[pool]\nsize = [1.0, 0.8]\ncell = 0.05\n[water]\nlevel = 0.2\n[tide]\nheight = 0.4\n')
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PYGLET_HEADLESS", "true")
+    seen = []
+    monkeypatch.setattr(demo, "run", lambda level, mods, out, level_mods=False: seen.append(level_mods) or 0)
+    assert main(["play", str(level), "--mods"]) == 0 and seen == [True]
+    assert main(["play", str(level)]) == 1 and seen == [True]
+    assert 'unknown key "tide"' in capsys.readouterr().err
+    out = tmp_path / "clip.png"
+    assert main(["record", str(level), "--mods", "--seconds", "0.05", "--out", str(out)]) == 0
+    assert out.is_file()
+    assert main(["record", str(level), "--seconds", "0.05", "--out", str(tmp_path / "no.png")]) == 1
+    assert 'unknown key "tide"' in capsys.readouterr().err and not (tmp_path / "no.png").exists()

@@ -12,7 +12,7 @@ from game.cli import main
 def test_no_display_says_so_in_one_line_and_records_the_demo(monkeypatch, capsys, small_level, tmp_path):
     calls = []
     monkeypatch.setenv("PYGLET_HEADLESS", "true")
-    monkeypatch.setattr(demo, "run", lambda level, mods, out: calls.append((level, mods, out)) or 0)
+    monkeypatch.setattr(demo, "run", lambda level, mods, out, level_mods=False: calls.append((level, mods, out)) or 0)
     out = tmp_path / "clip.gif"
     assert main(["play", str(small_level), "--demo-out", str(out)]) == 0
     text = capsys.readouterr().out.strip().splitlines()
