@@ -285,7 +285,7 @@ class Simulation:
         from engine.meshes import load_bottle_set
         if not 0.0 <= fill <= 1.0:
             raise ValueError(f"fill must be between 0 and 1 (got {fill})")
-        _check_motion(position, velocity, angular_velocity, orientation)
+        check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         bs = load_bottle_set(model)
         held = float(fill) * bs.inner_volume
@@ -317,7 +317,7 @@ class Simulation:
         from engine import bodies as bd
         if not (density > 0.0 and math.isfinite(density)):
             raise ValueError(f"density must be a finite number > 0 kg/m^3 (got {density})")
-        _check_motion(position, velocity, angular_velocity, orientation)
+        check_motion(position, velocity, angular_velocity, orientation)
         phys = self.level.physics
         mid, props = bd.shape_model(self.body_store, str(model), float(density),
                                     size=None if size is None else tuple(size), radius=radius, scale=scale)
@@ -440,7 +440,7 @@ def _drag(drag: float | None) -> float:
     return float(drag)
 
 
-def _check_motion(position: Iterable[float], velocity: Iterable[float], angular_velocity: Iterable[float],
+def check_motion(position: Iterable[float], velocity: Iterable[float], angular_velocity: Iterable[float],
                   orientation: Iterable[float]) -> None:
     """ValueError unless every number is finite, the vectors have 3 (quaternion 4) parts and the
     speeds are below MAX_SPEED and MAX_SPIN."""

@@ -26,8 +26,8 @@ class Input(GameHost):
                 self.notice(f"throwing: {self.throwables[k].name}")
             else:
                 n = len(self.throwables)
-                self.notice(f"nothing on key {k + 1}: this level has {n} thing{'s' if n != 1 else ''} to throw "
-                            f"(keys 1-{n})" if n > 1 else f"nothing on key {k + 1}: this level has one thing to throw")
+                keys = f"keys 1-{n}" if n > 1 else "key 1"
+                self.notice(f"nothing on key {k + 1}: this level has {n} thing{'s' * (n != 1)} to throw ({keys})")
         elif action == "pause":
             self.paused = not self.paused
             self.accumulator = 0.0

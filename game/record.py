@@ -223,7 +223,7 @@ def check_throws(throws: list[Throw], level: Any) -> None:
     start outside the pool's walls and deck (engine.terrain.DECK round them) or below its floor
     (y = 0; the deck's top, wall_height, outside the walls)."""
     from engine.terrain import DECK, outside_walls
-    from engine.world import _check_motion
+    from engine.world import check_motion
     sx, sz = level.pool.size
     top = level.pool.wall_height
     extent = (f"start inside its walls (x 0 to {sx:g}, z 0 to {sz:g} m) at y >= 0 (the floor), or over its "
@@ -237,7 +237,7 @@ def check_throws(throws: list[Throw], level: Any) -> None:
         if not (np.isfinite(th.t) and th.t >= 0.0):
             raise RecordError(f"{where}: time {th.t:g} s must be a finite number of seconds >= 0")
         try:
-            _check_motion(th.position, th.velocity, th.angular_velocity, (1.0, 0.0, 0.0, 0.0))
+            check_motion(th.position, th.velocity, th.angular_velocity, (1.0, 0.0, 0.0, 0.0))
         except ValueError as exc:
             raise RecordError(f"{where}: {exc}") from None
         if not 0.0 <= th.fill <= 1.0:

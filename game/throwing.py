@@ -24,9 +24,6 @@ SPIN = (2.0, 8.0)        # rad/s end-over-end spin, at no charge and at full cha
 SPAWN_AHEAD = 0.5        # m in front of the camera where a thrown body appears
 
 
-MAX_PICKS = MAX_THROWABLES   # keys 1-9 pick among the first nine throwables
-
-
 @dataclass(frozen=True, slots=True)
 class Throwable:
     """One entry of the picker (keys 1-9): a bottle (fill, sealed, bottle model) or a rigid object."""
@@ -46,9 +43,9 @@ def _entry(spec: ThrowableSpec) -> Throwable:
 def throwables_for(sim: Simulation) -> list[Throwable]:
     """The picker: `engine.mods.throwables` (the level's [[throwable]] tables in their order, or
     the default four: empty sealed bottle, full bottle, open bottle, stone ball; then what its mods
-    add), up to MAX_PICKS (the level validator refuses more than that)."""
+    add), the first MAX_THROWABLES (keys 1-9; the level validator refuses more)."""
     from engine.mods import throwables
-    return [_entry(t) for t in throwables(sim)][:MAX_PICKS]
+    return [_entry(t) for t in throwables(sim)][:MAX_THROWABLES]
 
 
 def spin_for(velocity: NDArray[np.float64], charge: float) -> NDArray[np.float64]:

@@ -92,3 +92,32 @@ def root():
 @pytest.fixture
 def levels_dir():
     return LEVELS
+
+
+TIDE_MOD = '''from dataclasses import dataclass
+
+from engine.levels.fields import spec
+from engine.systems.base import System
+
+
+@dataclass(frozen=True)
+class TideSpec:
+    height: float = spec("float", default=0.1, min=0.0, max=1.0)
+
+
+class Tide(System):
+    def process(self, dt):
+        pass
+
+
+def register(api):
+    api.add_level_section("tide", TideSpec)
+    api.add_system(Tide(), after="StepFluid")
+'''
+
+
+@pytest.fixture
+def tide_mod():
+    """A mod's source that adds a [tide] level section (height, 0-1) and a Tide system after
+    StepFluid; more lines of its register(api) may be appended, indented by four spaces."""
+    return TIDE_MOD

@@ -545,17 +545,12 @@ def _capsule_line(count, i, k, pos, R, pr, m, c0, c1, c2, e0, e1, e2, le, bed, d
     d0 = pos[0] + R[0, 0] * pr[3] + R[0, 1] * pr[4] + R[0, 2] * pr[5] - a0
     d1 = pos[1] + R[1, 0] * pr[3] + R[1, 1] * pr[4] + R[1, 2] * pr[5] - a1
     d2 = pos[2] + R[2, 0] * pr[3] + R[2, 1] * pr[4] + R[2, 2] * pr[5] - a2
-    # closest points a + s d (s in [0, 1]) and c + t E (t in [0, le]), E a unit vector
+    # closest points a + s d and c + t (le E), s and t in [0, 1]
+    f0 = le * e0; f1 = le * e1; f2 = le * e2
     r0 = a0 - c0; r1 = a1 - c1; r2 = a2 - c2
-    dd = d0 * d0 + d1 * d1 + d2 * d2
-    de = d0 * e0 + d1 * e1 + d2 * e2
-    rd = r0 * d0 + r1 * d1 + r2 * d2
-    re = r0 * e0 + r1 * e1 + r2 * e2
-    den = dd - de * de
-    s = min(max((de * re - rd) / den, 0.0), 1.0) if den > 1e-12 and dd > 1e-12 else 0.0
-    t = min(max(re + s * de, 0.0), le)
-    if dd > 1e-12:
-        s = min(max((t * de - rd) / dd, 0.0), 1.0)
+    s, t = narrow.segment_params(d0 * d0 + d1 * d1 + d2 * d2, d0 * f0 + d1 * f1 + d2 * f2, d0 * r0 + d1 * r1 + d2 * r2,
+                                 le * le, f0 * r0 + f1 * r1 + f2 * r2)
+    t *= le
     p0 = a0 + s * d0 - (c0 + t * e0); p1 = a1 + s * d1 - (c1 + t * e1); p2 = a2 + s * d2 - (c2 + t * e2)
     dist = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
     sep = dist - pr[6]
@@ -695,27 +690,24 @@ def _hull_line(pos, R, pts, k0, k1, circles, j0, j1, pr, m, c0, c1, c2, e0, e1, 
         if lu < 1e-9:
             continue                     # a_j along the line: its faces are the ends, not sides
         u0 /= lu; u1 /= lu; u2 /= lu
-        hi_u = -1e300; lo_u = 1e300      # the hull's extent along u
+        # the hull's extent along u: pos . u + p . u_b over its points p (body frame), u_b = R^T u
+        b0 = R[0, 0] * u0 + R[1, 0] * u1 + R[2, 0] * u2
+        b1 = R[0, 1] * u0 + R[1, 1] * u1 + R[2, 1] * u2
+        b2 = R[0, 2] * u0 + R[1, 2] * u1 + R[2, 2] * u2
+        hi_u = -1e300; lo_u = 1e300
         for p in range(k0, k1):
-            x0 = pos[0] + R[0, 0] * pts[p, 0] + R[0, 1] * pts[p, 1] + R[0, 2] * pts[p, 2]
-            x1 = pos[1] + R[1, 0] * pts[p, 0] + R[1, 1] * pts[p, 1] + R[1, 2] * pts[p, 2]
-            x2 = pos[2] + R[2, 0] * pts[p, 0] + R[2, 1] * pts[p, 1] + R[2, 2] * pts[p, 2]
-            pu = x0 * u0 + x1 * u1 + x2 * u2
+            pu = pts[p, 0] * b0 + pts[p, 1] * b1 + pts[p, 2] * b2
             hi_u = max(hi_u, pu); lo_u = min(lo_u, pu)
         for cj in range(j0, j1):
-            # a circle (centre w, unit axis n, radius r) spans w . u +- r |u - (u . n) n|
+            # a circle (centre w, axis n, radius r) spans w . u +- r |u - (u . n) n| (n normalised)
             cr = circles[cj]
-            w0 = pos[0] + R[0, 0] * cr[0] + R[0, 1] * cr[1] + R[0, 2] * cr[2]
-            w1 = pos[1] + R[1, 0] * cr[0] + R[1, 1] * cr[1] + R[1, 2] * cr[2]
-            w2 = pos[2] + R[2, 0] * cr[0] + R[2, 1] * cr[1] + R[2, 2] * cr[2]
-            n0 = R[0, 0] * cr[3] + R[0, 1] * cr[4] + R[0, 2] * cr[5]
-            n1 = R[1, 0] * cr[3] + R[1, 1] * cr[4] + R[1, 2] * cr[5]
-            n2 = R[2, 0] * cr[3] + R[2, 1] * cr[4] + R[2, 2] * cr[5]
-            ln = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-            un = (u0 * n0 + u1 * n1 + u2 * n2) / ln
+            ln = np.sqrt(cr[3] * cr[3] + cr[4] * cr[4] + cr[5] * cr[5])
+            un = (cr[3] * b0 + cr[4] * b1 + cr[5] * b2) / ln
             spread = cr[6] * np.sqrt(max(1.0 - un * un, 0.0))
-            wu = w0 * u0 + w1 * u1 + w2 * u2
+            wu = cr[0] * b0 + cr[1] * b1 + cr[2] * b2
             hi_u = max(hi_u, wu + spread); lo_u = min(lo_u, wu - spread)
+        pu0 = pos[0] * u0 + pos[1] * u1 + pos[2] * u2
+        hi_u += pu0; lo_u += pu0
         cu = c0 * u0 + c1 * u1 + c2 * u2
         # g(+u) = hi_u - cu, g(-u) = cu - lo_u
         if hi_u - cu < best:

@@ -366,6 +366,27 @@ def _sphere_pair(a0, a1, a2, ra, b0, b1, b2, rb, fallback, out_p, out_n, out_d, 
     return slot + 1
 
 
+@njit(cache=True, inline="always")
+def segment_params(aa, bb, cc, ee, ff):
+    """The closest points of segments A = a0 + s d1 and B = b0 + t d2, s and t in [0, 1] (Ericson,
+    Real-Time Collision Detection 5.1.9), from aa = d1 . d1, bb = d1 . d2, cc = d1 . r, ee = d2 . d2,
+    ff = d2 . r with r = a0 - b0; returns (s, t)."""
+    if aa <= 1e-18 and ee <= 1e-18:
+        return 0.0, 0.0
+    if aa <= 1e-18:
+        return 0.0, min(max(ff / ee, 0.0), 1.0)
+    if ee <= 1e-18:
+        return min(max(-cc / aa, 0.0), 1.0), 0.0
+    den = aa * ee - bb * bb
+    s = min(max((bb * ff - cc * ee) / den, 0.0), 1.0) if den > 1e-18 * aa * ee else 0.0
+    t = (bb * s + ff) / ee
+    if t < 0.0:
+        return min(max(-cc / aa, 0.0), 1.0), 0.0
+    if t > 1.0:
+        return min(max((bb - cc) / aa, 0.0), 1.0), 1.0
+    return s, t
+
+
 @njit(cache=True)
 def capsule_capsule(cap_a, cap_b, margin, out):
     """Capsules A and B into out (Manifold): the closest points of the segments, and when they lie
@@ -377,25 +398,8 @@ def capsule_capsule(cap_a, cap_b, margin, out):
     up[1] = 1.0
     for c in range(3):
         d1[c] = a1[c] - a0[c]; d2[c] = b1[c] - b0[c]; r[c] = a0[c] - b0[c]
-    aa = _dot(d1, d1); ee = _dot(d2, d2); ff = _dot(d2, r)
-    # Ericson 5.1.9: s on A, t on B
-    if aa <= 1e-18 and ee <= 1e-18:
-        s = 0.0; t = 0.0
-    elif aa <= 1e-18:
-        s = 0.0; t = min(max(ff / ee, 0.0), 1.0)
-    else:
-        cc = _dot(d1, r)
-        if ee <= 1e-18:
-            t = 0.0; s = min(max(-cc / aa, 0.0), 1.0)
-        else:
-            bb = _dot(d1, d2)
-            den = aa * ee - bb * bb
-            s = min(max((bb * ff - cc * ee) / den, 0.0), 1.0) if den > 1e-18 * aa * ee else 0.0
-            t = (bb * s + ff) / ee
-            if t < 0.0:
-                t = 0.0; s = min(max(-cc / aa, 0.0), 1.0)
-            elif t > 1.0:
-                t = 1.0; s = min(max((bb - cc) / aa, 0.0), 1.0)
+    aa = _dot(d1, d1); ee = _dot(d2, d2)
+    s, t = segment_params(aa, _dot(d1, d2), _dot(d1, r), ee, _dot(d2, r))
     count = _sphere_pair(a0[0] + s * d1[0], a0[1] + s * d1[1], a0[2] + s * d1[2], ra,
                          b0[0] + t * d2[0], b0[1] + t * d2[1], b0[2] + t * d2[2], rb, up,
                          out_p, out_n, out_d, out_f, 0, 0, margin)

@@ -252,25 +252,10 @@ def test_duplicate_system_names_are_rejected(tmp_path):
 
 
 # -- where mods come from --------------------------------------------------------------------------------
-def test_mods_folder_next_to_the_level_and_its_section(tmp_path):
+def test_mods_folder_next_to_the_level_and_its_section(tmp_path, tide_mod):
     (tmp_path / "mods").mkdir()
-    write_mod(tmp_path / "mods", "tide", """
-        from dataclasses import dataclass
-        from engine.levels.fields import spec
-
-        @dataclass(frozen=True)
-        class TideSpec:
-            height: float = spec("float", default=0.1, min=0.0, max=1.0)
-
-        class Tide(System):
-            def process(self, dt):
-                pass
-
-        def register(api):
-            api.add_level_section("tide", TideSpec)
-            api.add_system(Tide(), after="StepFluid")
-            api.add_throwable("rubber duck", kind="object", model="sphere", radius=0.05, density=200)
-    """)
+    write_mod(tmp_path / "mods", "tide", tide_mod + '    api.add_throwable("rubber duck", kind="object", '
+              'model="sphere", radius=0.05, density=200)\n')
     (tmp_path / "mods" / "_private.py").write_text("raise SystemExit('never imported')\n")
     (tmp_path / "mods" / "zz_spy.py").write_text("import sys\nsys.modules['zz_spy_ran'] = True\n"
                                                  "def register(api):\n    pass\n")

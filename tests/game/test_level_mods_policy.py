@@ -80,33 +80,14 @@ def test_a_level_with_mods_beside_it_still_names_them(tmp_path, monkeypatch, cap
     assert "level_mod_spy_ran" not in sys.modules
 
 
-TIDE = """
-from dataclasses import dataclass
-from engine.levels.fields import spec
-from engine.systems.base import System
-
-@dataclass(frozen=True)
-class TideSpec:
-    height: float = spec("float", default=0.1, min=0.0, max=1.0)
-
-class Tide(System):
-    def process(self, dt):
-        pass
-
-def register(api):
-    api.add_level_section("tide", TideSpec)
-    api.add_system(Tide(), after="StepFluid")
-"""
-
-
-def test_a_level_using_its_mods_section_plays_and_records_with_mods(tmp_path, monkeypatch, capsys):
+def test_a_level_using_its_mods_section_plays_and_records_with_mods(tmp_path, monkeypatch, capsys, tide_mod):
     """A level whose own mod adds the [tide] section it uses: `play --mods` and `record --mods` read
     it with that mod loaded (they checked the level before loading any mod, and stopped at
     'unknown key "tide"'); without --mods both refuse it with the loader's message and run nothing."""
     from game import demo
     from game.cli import main
     (tmp_path / "mods").mkdir()
-    (tmp_path / "mods" / "tide.py").write_text(TIDE)
+    (tmp_path / "mods" / "tide.py").write_text(tide_mod)
     level = tmp_path / "tidal.toml"
     level.write_text('[pool]\nsize = [1.0, 0.8]\ncell = 0.05\n[water]\nlevel = 0.2\n[tide]\nheight = 0.4\n')
     monkeypatch.chdir(ROOT)
