@@ -20,8 +20,9 @@ a `--script` TOML file:
                                   # model in content/models/ (ball, crate) or a path to an .obj file
     fill = 0.3                    # bottles only (optional)
 
-Every throw is checked before anything is drawn (`check_throws`): its kind, finite numbers, and a
-start inside the pool's walls or over its deck, at or above the floor.
+Every throw is checked before anything is drawn (`check_throws`): its kind, finite numbers, a time
+before the clip's end, and a start inside the pool's walls or over its deck, at or above the floor.
+So is the output: a known extension, an existing folder one can write in.
 """
 from __future__ import annotations
 
@@ -72,6 +73,10 @@ def output_kind(out: str | Path, force: bool = False) -> str:
         but = " but the frames folder itself" if kind == "dir" else ""
         raise RecordError(f"--out {text!r}: there is no folder {str(folder)!r}; bottles record makes no "
                           f"folders{but}: create it first, or choose another place")
+    target = p if kind == "dir" and p.is_dir() else folder
+    if not _writable(target):
+        raise RecordError(f"--out {text!r}: cannot write in {str(target)!r} (no permission, or a read-only "
+                          f"disk); choose a folder you can write to")
     if kind == "mp4" and shutil.which("ffmpeg") is None:
         raise RecordError(f"--out {text!r}: MP4 needs the ffmpeg program, which is not on PATH; "
                           f"install it (apt install ffmpeg) or use a .webp clip")
@@ -81,6 +86,17 @@ def output_kind(out: str | Path, force: bool = False) -> str:
         if kind != "dir" and p.exists():
             raise RecordError(f"--out {text!r}: the file exists; add --force to overwrite it, or choose another name")
     return kind
+
+
+def _writable(folder: Path) -> bool:
+    """Whether a file can be made in `folder`: a probe file is created and removed at once, as
+    permission bits alone say nothing of a read-only disk or of root."""
+    import tempfile
+    try:
+        with tempfile.TemporaryFile(dir=folder, prefix=".bottles-record-"):
+            return True
+    except OSError:
+        return False
 
 
 def write_clip(out: Path, kind: str, frames: list[np.ndarray], fps: float) -> None:
@@ -217,11 +233,12 @@ def _kind_problem(kind: str) -> str | None:
             "or a path to an .obj model")
 
 
-def check_throws(throws: list[Throw], level: Any) -> None:
+def check_throws(throws: list[Throw], level: Any, seconds: float = float("inf")) -> None:
     """RecordError for the first throw that cannot happen in `level`: an unknown kind, a time or
-    number that is not finite, a speed or spin past engine.world's limits, a fill outside 0-1, or a
-    start outside the pool's walls and deck (engine.terrain.DECK round them) or below its floor
-    (y = 0; the deck's top, wall_height, outside the walls)."""
+    number that is not finite, a time at or after the clip's end (`seconds`), a speed or spin past
+    engine.world's limits, a fill outside 0-1, or a start outside the pool's walls and deck
+    (engine.terrain.DECK round them) or below its floor (y = 0; the deck's top, wall_height,
+    outside the walls)."""
     from engine.terrain import DECK, outside_walls
     from engine.world import check_motion
     sx, sz = level.pool.size
@@ -236,6 +253,9 @@ def check_throws(throws: list[Throw], level: Any) -> None:
             raise RecordError(f"{where}: {problem}")
         if not (np.isfinite(th.t) and th.t >= 0.0):
             raise RecordError(f"{where}: time {th.t:g} s must be a finite number of seconds >= 0")
+        if th.t >= seconds:
+            raise RecordError(f"{where}: time {th.t:g} s is not before the clip's end (--seconds {seconds:g}), "
+                              f"so it would never be seen; throw earlier or record longer")
         try:
             check_motion(th.position, th.velocity, th.angular_velocity, (1.0, 0.0, 0.0, 0.0))
         except ValueError as exc:
@@ -295,7 +315,7 @@ def record(args: argparse.Namespace) -> int:
         else:
             from engine.levels import load_level
             level = load_level(args.level)
-        check_throws(throws, level)
+        check_throws(throws, level, float(args.seconds))
         try:
             window = create_context(64, 64, headless=True)
         except ContextError as exc:

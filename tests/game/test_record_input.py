@@ -105,3 +105,27 @@ def test_out_in_a_missing_folder_is_refused_and_no_folder_is_made(tmp_path, caps
     assert "is not a folder" in _refused(capsys, ["calm_pool", "--out", str(afile / "o.webp")])
     assert list(tmp_path.iterdir()) == [afile]
     assert rec.output_kind(f"{tmp_path}/frames/") == "dir"      # the frames folder itself is made, when asked
+
+
+def test_a_throw_at_or_after_the_clips_end_is_refused(tmp_path, capsys, no_drawing):
+    """A throw is spawned before the step that starts at its time; the last step of a clip of S
+    seconds starts before S, so a throw at t >= S would silently never happen."""
+    out = tmp_path / "x.webp"
+    line = _refused(capsys, ["calm_pool", "--seconds", "2", "--throw", "2:1,1,1:0,0,0", "--out", str(out)])
+    assert "'2:1,1,1:0,0,0'" in line and "--seconds 2" in line and "never be seen" in line
+    script = tmp_path / "throws.toml"
+    script.write_text('[[throw]]\nt = 0.5\nposition = [1, 1, 1]\n\n[[throw]]\nt = 7.5\nposition = [1, 1, 1]\n')
+    line = _refused(capsys, ["calm_pool", "--seconds", "3", "--script", str(script), "--out", str(out)])
+    assert f"{script}: throw[1]: time 7.5 s" in line
+    level = load_level("calm_pool")
+    rec.check_throws([rec.Throw(1.99, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0))], level, 2.0)   # just inside
+    assert not out.exists()
+
+
+def test_out_in_a_folder_that_cannot_be_written_is_refused_before_drawing(capsys, no_drawing):
+    """/proc is a folder no one can create files in, root included: the probe file fails there,
+    before a frame is simulated, not after the whole clip is drawn."""
+    line = _refused(capsys, ["calm_pool", "--seconds", "0.1", "--out", "/proc/clip.webp"])
+    assert "cannot write in '/proc'" in line and "choose a folder you can write to" in line
+    line = _refused(capsys, ["calm_pool", "--seconds", "0.1", "--out", "/proc/self/"])
+    assert "cannot write in" in line
