@@ -37,11 +37,14 @@ class HeldWater(System):
        model follows its held water in steps of inner_volume / pouring.REMODEL_STEPS, its glass
        staying where it was (centre of mass and velocity shifted with the model's offset).
        A mouth outside the walls has no water around it (outside = -inf): it only pours. Water
-       leaving a bottle past the deck's outer edge (engine.terrain.DECK beyond the walls), poured
-       or released by a shatter, falls out of the world: `source_volume` counts it out, as an
-       outflow (FallOff does the same for a bottle's held water when the bottle itself goes).
-    2. parcels fall ballistically (v_y -= g dt, then x += v dt); a parcel at or below the surface
-       at its (x, z), clamped into the pool, is added to the pool there.
+       that lands on the deck (outside the walls, at its top, wall_height) or leaves a bottle past
+       the deck's outer edge (engine.terrain.DECK beyond the walls), poured or released by a
+       shatter, leaves the world: a deck drains away from its pool. `source_volume` counts it
+       out, as an outflow (FallOff does the same for a bottle's held water when the bottle itself
+       goes).
+    2. parcels fall ballistically (v_y -= g dt, then x += v dt), over the pool or the deck; a
+       parcel at or below the surface at its (x, z) is added to the pool there; one that meets a
+       wall's inner face below the deck's top runs down it into the pool.
     3. water released by a shatter: Shatter moves a broken bottle's held water into
        `sim.water_in_flight` and says so in `Shattered` (released_volume, position, velocity).
        Each Shattered event waiting this step (this step's, or one from a shatter between steps)
@@ -156,36 +159,62 @@ class HeldWater(System):
         sx, sz = self.sim.level.pool.size
         return min(max(x, 0.0), sx), min(max(z, 0.0), sz)
 
+    def _off_pool(self, x: float, y: float, z: float, came_from_pool: bool) -> bool:
+        """Whether water at (x, y, z) has left the pool for good: past the deck's outer edge, or on
+        the deck (outside the walls, at or below its top, wall_height) having reached it from above
+        the deck. A deck falls away from its pool, so what lands on it drains off, not in. Water
+        that reached the deck's height from over the pool met a wall's inner face instead and runs
+        down it (came_from_pool)."""
+        out = float(outside_walls(x, z, self.sim.level.pool.size))
+        if out <= 0.0:
+            return False
+        return out > DECK or (y <= self.sim.level.pool.wall_height and not came_from_pool)
+
+    def _spill(self, volume: float) -> None:
+        self.sim.water.source_volume -= volume     # counted out, as an outflow
+
     def _release(self, pos: np.ndarray, vel: np.ndarray, volume: float) -> None:
-        """Water leaving a bottle at `pos` with `vel`: into the pool there if under its surface,
-        else a new parcel."""
+        """Water leaving a bottle at `pos` with `vel`: off the world when on the deck or past it,
+        into the pool there if under its surface, else a new parcel at `pos`."""
         if volume <= 0.0:
             return
-        if outside_walls(pos[0], pos[2], self.sim.level.pool.size) > DECK:
-            self.sim.water.source_volume -= volume   # past the deck's edge: it falls out of the world
+        x, y, z = float(pos[0]), float(pos[1]), float(pos[2])
+        if self._off_pool(x, y, z, came_from_pool=False):
+            self._spill(volume)
             return
-        x, z = self._clamp(float(pos[0]), float(pos[2]))
-        if pos[1] <= self._surface(x, z):
+        if outside_walls(x, z, self.sim.level.pool.size) <= 0.0 and y <= self._surface(x, z):
             water = self.sim.water
-            moved = water.add_volume(x, z, volume)
+            moved = water.add_volume(*_inside(water, x, z), volume)
             water.source_volume -= moved          # moved from the bottle, not created
         else:
-            self.parcels = np.vstack([self.parcels, [x, pos[1], z, vel[0], vel[1], vel[2], volume]])
+            self.parcels = np.vstack([self.parcels, [x, y, z, vel[0], vel[1], vel[2], volume]])
 
     def _fall(self, dt: float) -> None:
-        """Move falling water ballistically; add each parcel to the pool where it meets the surface."""
+        """Move falling water ballistically (over the deck too); add each parcel to the pool where
+        it meets the surface, or count it out where it lands on the deck or falls past it. A parcel
+        that crosses a wall below the deck's top stops at the wall and runs down into the pool."""
         if not len(self.parcels):
             return
         p = self.parcels
+        size = self.sim.level.pool.size
+        was_in = outside_walls(p[:, 0], p[:, 2], size) <= 0.0
         p[:, 4] -= self.sim.gravity * dt
         p[:, 0:3] += dt * p[:, 3:6]
         keep = np.ones(len(p), bool)
+        water = self.sim.water
         for j in range(len(p)):
-            x, z = self._clamp(float(p[j, 0]), float(p[j, 2]))
-            p[j, 0], p[j, 2] = x, z
-            if p[j, 1] <= self._surface(x, z):
-                water = self.sim.water
-                moved = water.add_volume(x, z, float(p[j, 6]))
+            x, y, z = float(p[j, 0]), float(p[j, 1]), float(p[j, 2])
+            if self._off_pool(x, y, z, came_from_pool=bool(was_in[j])):
+                self._spill(float(p[j, 6]))
+                keep[j] = False
+                continue
+            if outside_walls(x, z, size) > 0.0:
+                if y > self.sim.level.pool.wall_height:
+                    continue                      # still in the air over the deck
+                x, z = self._clamp(x, z)          # at a wall's inner face: down it
+                p[j, 0], p[j, 2] = x, z
+            if y <= self._surface(x, z):
+                moved = water.add_volume(*_inside(water, x, z), float(p[j, 6]))
                 water.source_volume -= moved      # landed, not created
                 keep[j] = False
         self.parcels = p[keep]

@@ -169,3 +169,94 @@ def test_water_poured_past_the_edge_leaves_the_world_not_into_the_pool():
     assert sim.water_in_flight == 0.0
     assert -sim.water.source_volume == pytest.approx(held0 - held, abs=1e-12)
     assert sim.total_water() - sim.water.source_volume == pytest.approx(budget, abs=1e-12)
+
+
+def _pool_water(sim: Simulation) -> float:
+    return sim.water.volume() - sim.displaced_volume()
+
+
+def test_water_poured_on_the_deck_drains_off_it_not_into_the_pool():
+    """An open full bottle falling mouth down over the deck 1 m from the wall pours onto the deck.
+    A deck falls away from its pool, so none of it reaches the pool (1e-12 m^3): it is counted out
+    through source_volume as it lands, and pool + held + in flight - source_volume stays exact."""
+    sim = _sim()
+    e = sim.spawn_bottle((-1.0, RIM + 0.3, 0.75), orientation=(0.0, 1.0, 0.0, 0.0), fill=1.0, sealed=False)
+    slot = sim.body(e).slot
+    held0 = float(sim.body_store.held_water[slot])
+    pool0 = _pool_water(sim)
+    budget = sim.total_water() - sim.water.source_volume
+    sim.step(round(1.0 / sim.dt))
+    held = float(sim.body_store.held_water[slot])
+    assert held < 0.9 * held0, "it did not pour"
+    assert _pool_water(sim) == pytest.approx(pool0, abs=1e-12)
+    assert -sim.water.source_volume == pytest.approx(held0 - held - sim.water_in_flight, abs=1e-12)
+    assert sim.total_water() - sim.water.source_volume == pytest.approx(budget, abs=1e-12)
+
+
+def test_a_bottle_broken_on_the_deck_spills_its_water_on_the_deck():
+    """A full bottle resting on the deck 1.5 m from the wall is shattered: its water lands on the
+    deck around it and drains off; the pool's volume does not change (1e-12 m^3)."""
+    sim = _sim()
+    e = sim.spawn_bottle((-1.5, RIM + 0.1, 0.75), orientation=(math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)), fill=1.0)
+    sim.step(round(0.5 / sim.dt))                       # lands and settles on the deck
+    held0 = float(sim.body_store.held_water[sim.body(e).slot])
+    assert held0 > 0.0
+    pool0 = _pool_water(sim)
+    budget = sim.total_water() - sim.water.source_volume
+    spilled0 = sim.water.source_volume
+    sim.shatter(e, impulse=5.0)
+    sim.step(round(0.5 / sim.dt))
+    assert sim.water_in_flight == 0.0
+    assert _pool_water(sim) == pytest.approx(pool0, abs=1e-12)
+    assert spilled0 - sim.water.source_volume == pytest.approx(held0, rel=1e-12)
+    assert sim.total_water() - sim.water.source_volume == pytest.approx(budget, abs=1e-12)
+
+
+def test_water_released_over_the_deck_flies_on_and_lands_in_the_pool_where_it_falls():
+    """Water leaving a bottle over the deck keeps its line of flight across the wall: a full bottle
+    moving at u = 3 m/s towards the pool, broken 1.2 m over the deck 0.2 m from the wall (shards
+    taken away), lets its water fall from y0 = 1.7 m onto the pool's surface at 0.3 m after
+    t = sqrt(2 (y0 - 0.3) / g), at x = -0.2 + u t (1.40 m). All of it lands in the pool, none on
+    the deck, centred there within one cell (5 cm)."""
+    sim = _sim()
+    y0, u = RIM + 1.2, 3.0
+    e = sim.spawn_bottle((-0.2, y0, 0.75), velocity=(u, 0.0, 0.0), fill=1.0)
+    held0 = float(sim.body_store.held_water[sim.body(e).slot])
+    for shard in sim.shatter(e):
+        sim.remove_body(shard)
+    h0 = sim.water.read("h").copy()
+    sim.step(1)
+    while sim.water_in_flight > 0.0:
+        sim.step(1)
+        assert sim.time < 2.0, "the water never landed"
+    sim.step(1)
+    assert sim.water.source_volume == 0.0, "water landed on the deck"
+    dh = sim.water.read("h") - h0
+    x = (np.arange(dh.shape[1]) + 0.5) * sim.water.dx
+    landed = dh.sum(axis=0) * sim.water.dx ** 2
+    assert landed.sum() == pytest.approx(held0, rel=1e-9)
+    x_land = -0.2 + u * math.sqrt(2.0 * (y0 - 0.3) / sim.gravity)
+    assert float((landed * x).sum() / landed.sum()) == pytest.approx(x_land, abs=0.05)
+
+
+def test_water_thrown_at_a_walls_inner_face_runs_down_it_into_the_pool():
+    """Water released over the pool below the deck's top and flying at a wall meets the wall's
+    inner face, not the deck: a full bottle broken at y = 0.45 m (the rim at 0.5 m), 5 cm from the
+    wall x = 0 and moving at 3 m/s towards it, puts all its water into the pool (1e-9), within 10 cm
+    of that wall, and none is counted out."""
+    sim = _sim()
+    e = sim.spawn_bottle((0.05, RIM - 0.05, 0.75), velocity=(-3.0, 0.0, 0.0), fill=1.0)
+    held0 = float(sim.body_store.held_water[sim.body(e).slot])
+    for shard in sim.shatter(e):
+        sim.remove_body(shard)
+    h0 = sim.water.read("h").copy()
+    sim.step(1)
+    while sim.water_in_flight > 0.0:
+        sim.step(1)
+        assert sim.time < 2.0, "the water never landed"
+    assert sim.water.source_volume == 0.0
+    dh = sim.water.read("h") - h0
+    landed = dh.sum(axis=0) * sim.water.dx ** 2
+    assert landed.sum() == pytest.approx(held0, rel=1e-9)
+    x = (np.arange(dh.shape[1]) + 0.5) * sim.water.dx
+    assert float((landed * x).sum() / landed.sum()) < 0.1
