@@ -13,8 +13,9 @@ from engine.text import printable
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    """Check each level. Installed mods (entry points) are loaded for their level sections; the mods
-    in a mods/ folder beside a level are named, and imported only with --mods (they are code)."""
+    """Check each level. Installed mods (entry points) and those given with --mod are loaded for
+    their level sections; the mods in a mods/ folder beside a level are named, and imported only
+    with --mods (they are code)."""
     from engine.mods import ModSet, level_mods_of
     bad = 0
     for path in args.files:
@@ -27,7 +28,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             else:
                 print(f"note: {shown}: comes with mods it would load with --mods (not imported: they are code, "
                       f"read them first): {names}", file=sys.stderr)
-        mods = ModSet.load((), path, level_mods=bool(args.mods))
+        mods = ModSet.load(args.mod, path, level_mods=bool(args.mods))
         for msg in mods.failures:
             print(f"note: {printable(msg)}", file=sys.stderr)
         try:
@@ -101,10 +102,16 @@ def _add_msaa(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bottles", description="Throw glass bottles into a pool of water.")
+    # allow_abbrev=False everywhere: argparse would otherwise take --mod for --mods where a command
+    # has only --mods, and run the code in a level's mods/ folder that the player never asked for
+    p = argparse.ArgumentParser(prog="bottles", description="Throw glass bottles into a pool of water.",
+                                allow_abbrev=False)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="open the sandbox on a level (default: the calm pool)")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, allow_abbrev=False)
+
+    play = command("play", help="open the sandbox on a level (default: the calm pool)")
     play.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
                       help="a level file, or a bundled level's name (see `bottles levels`)")
     play.add_argument("--mod", action="append", default=[], metavar="PATH", help="load a mod (repeatable)")
@@ -120,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_msaa(play)
     play.set_defaults(func=_cmd_play)
 
-    rec = sub.add_parser("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
+    rec = command("record", help="render a level headless to a WebP/MP4/GIF clip, a PNG or a folder of PNGs")
     rec.add_argument("level", nargs="?", type=find_level, default=DEFAULT_LEVEL,
                      help="a level file, or a bundled level's name (see `bottles levels`)")
     rec.add_argument("--seconds", type=float, default=3.0,
@@ -140,28 +147,31 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--script", default=None, help="TOML file of timed throws")
     rec.add_argument("--debug", default=None, choices=["depth", "velocity", "divergence", "vorticity", "bounds"],
                      help="debug view")
-    rec.add_argument("--mod", action="append", default=[], metavar="PATH")
+    rec.add_argument("--mod", action="append", default=[], metavar="PATH",
+                     help="run a mod in the clip (repeatable)")
     rec.add_argument("--mods", action="store_true", help="also run the mods/ folder beside the level")
     _add_msaa(rec)
     rec.set_defaults(func=_cmd_record)
 
-    val = sub.add_parser("validate", help="check level files; exit 1 if any has problems")
+    val = command("validate", help="check level files; exit 1 if any has problems")
     val.add_argument("files", nargs="+")
+    val.add_argument("--mod", action="append", default=[], metavar="PATH",
+                     help="load a mod (repeatable) to check the level sections it adds")
     val.add_argument("--mods", action="store_true",
                      help="import the mods/ folder beside each level to check the sections they add")
     val.set_defaults(func=_cmd_validate)
 
-    sch = sub.add_parser("schema", help="print the level file reference (every key) from the schema")
+    sch = command("schema", help="print the level file reference (every key) from the schema")
     sch.add_argument("--json", action="store_true", help="a JSON Schema for editors instead of Markdown")
     sch.set_defaults(func=_cmd_schema)
 
-    lv = sub.add_parser("levels", help="list the bundled levels")
+    lv = command("levels", help="list the bundled levels")
     lv.set_defaults(func=_cmd_levels)
 
-    warm = sub.add_parser("warm", help="compile (or load) every physics kernel now, a progress line per group")
+    warm = command("warm", help="compile (or load) every physics kernel now, a progress line per group")
     warm.set_defaults(func=_cmd_warm)
 
-    bench = sub.add_parser("bench", help="measure physics (and with --render, drawing) speed")
+    bench = command("bench", help="measure physics (and with --render, drawing) speed")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--render", action="store_true", help="frames per second of the default level")
     bench.add_argument("--only", default=None, help="comma-separated sections (water, bodies, scene, render)")

@@ -26,8 +26,8 @@ is at y = 0; x runs along the pool's first size, z along its second. Unknown key
 `[table]` sections appear once; `[[table]]` sections may repeat (one per item). A key with no
 default is required in its section; "-" as a default means the key is optional and its meaning
 when absent is given in its description. Mods may add sections of their own: `bottles validate`
-checks them with the mods beside the level; this reference and the JSON Schema know only the
-built-in ones.
+checks them with the mods beside the level (`--mods`) or given by path (`--mod PATH`); this
+reference and the JSON Schema know only the built-in ones.
 """
 
 # A doc ends with (or is only) its unit: "pool extent along x and z, m", "m; -1: fit the pool", "kg/m^3"

@@ -358,3 +358,27 @@ def test_bottles_validate_names_the_mods_beside_a_level_and_imports_them_only_wi
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert f"{good}: ok (with sections of mods: wind)" in out.stdout
     assert f"{bad}:8: wind.speed: must be between 0 and 60 (got 500)" in out.stderr
+
+
+def test_validate_takes_a_mod_by_path_and_no_abbreviation_runs_a_levels_mods(tmp_path):
+    """`validate --mod PATH` checks a level with that mod's sections and leaves the mods/ folder
+    beside the level unimported; no command takes an abbreviation of an option (argparse read
+    `--mod` as `--mods` where a command had only --mods, and ran the folder's code)."""
+    import subprocess
+    import sys
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "spy.py").write_text("open(__file__ + '.ran', 'w').close()\ndef register(api):\n    pass\n")
+    (tmp_path / "elsewhere").mkdir()
+    wind = tmp_path / "elsewhere" / "wind.py"
+    wind.write_text(WIND.read_text())
+    level = tmp_path / "windy.toml"
+    level.write_text(POOL + "[wind]\nspeed = 5.0\n")
+    out = subprocess.run([sys.executable, "-m", "game", "validate", "--mod", str(wind), str(level)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert f"{level}: ok (with sections of mods: wind)" in out.stdout
+    assert not (tmp_path / "mods" / "spy.py.ran").exists()
+    for argv in (["validate", "--mo", str(level)], ["record", str(level), "--mo"], ["play", str(level), "--mo"]):
+        out = subprocess.run([sys.executable, "-m", "game", *argv], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 2 and "unrecognized arguments: --mo" in out.stderr, out.stderr
+        assert not (tmp_path / "mods" / "spy.py.ran").exists()
