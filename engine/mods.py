@@ -27,6 +27,7 @@ error and disabled; the simulation goes on. `open_level(level, mods)` does all o
 from __future__ import annotations
 
 import collections
+import dataclasses
 import heapq
 import importlib
 import importlib.metadata
@@ -146,9 +147,12 @@ class ModAPI:
         if spec.kind == "object" and spec.model and not problems:
             from engine.levels.resources import ResourceError, find_model
             try:
-                find_model(spec.model, self._mod.file)
+                path = find_model(spec.model, self._mod.file, confine=False)   # a mod is code: trusted
             except ResourceError as exc:
                 problems.append(("throwable.model", str(exc)))
+            else:
+                if path is not None:      # found beside the mod: thrown from there, not from the level's folder
+                    spec = dataclasses.replace(spec, model=str(path.resolve()))
         if problems:
             raise ModError("add_throwable: " + "; ".join(f"{k}: {m}" for k, m in problems))
         self._mod.throwables.append(spec)

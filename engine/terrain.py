@@ -50,8 +50,8 @@ def build_bed(level: "Level", X: Array | None = None, Z: Array | None = None,
         X, Z = cell_centres(level)
     t = level.terrain
     if t.kind == "heightmap" and heightmap is None:
-        from engine.levels.resources import read_heightmap, resolve
-        heightmap = read_heightmap(resolve(t.image or "", level.path))
+        from engine.levels.resources import image_path, read_heightmap
+        heightmap = read_heightmap(image_path(t.image or "", level.path))
     bed = terrain_height(t, X, Z, level.pool.size, heightmap)
     for ob in level.obstacles:
         bed = np.maximum(bed, obstacle_height(ob, X, Z, level.pool.size))

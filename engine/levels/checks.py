@@ -12,7 +12,7 @@ import numpy as np
 
 from engine.levels.features import MAX_THROWABLES, unknown_material
 from engine.levels.fields import Problem
-from engine.levels.resources import ResourceError, check_obj, find_model, read_heightmap, resolve
+from engine.levels.resources import ResourceError, check_obj, find_model, image_path, read_heightmap
 
 MIN_BODY_VOLUME = 1e-6   # m^3: smaller bodies have no mass or inertia a step can invert
 
@@ -174,7 +174,7 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
     t = level.terrain
     if t is not None and t.kind == "heightmap" and t.image and ok("terrain.image"):
         try:
-            read_heightmap(resolve(t.image, level.path))
+            read_heightmap(image_path(t.image, level.path))
         except ResourceError as exc:
             out.append(("terrain.image", str(exc)))
     for section, items in _groups(("bottle", level.bottles), ("throwable", level.throwables)):

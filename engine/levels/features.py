@@ -74,7 +74,7 @@ class TerrainSpec:
                                             doc="slope: where it starts and ends along axis, m (whole pool)")
     heights: tuple[float, float] | None = spec("vec2", default=None, min=0.0, max=50.0,
                                                doc="slope: bed at start and end; heightmap: black and white, m")
-    image: str | None = spec("path", default=None, doc="heightmap: PNG/greyscale image, relative to the level file")
+    image: str | None = spec("path", default=None, doc="heightmap: PNG/greyscale image, relative to the level file and inside its folder")
     bumps: tuple[BedBumpSpec, ...] = spec("tables", default=(), cls=BedBumpSpec, doc="mounds on the bed")
 
     TOML_NAMES = MappingProxyType({"bump": "bumps"})
@@ -224,7 +224,8 @@ def _body_keys(obj: Any) -> list[Problem]:
 class ObjectSpec:
     """A rigid body placed at t = 0: an OBJ model from content/models/ (or a path relative to the
     level), or a built-in "box" or "sphere", with a density or a material."""
-    model: str = spec("str", doc='name in content/models/ ("crate"), a path ending in .obj, or "box" / "sphere"')
+    model: str = spec("str", doc='name in the level\'s models/ folder or content/models/ ("crate"), a path ending in .obj '
+                            '(relative to the level file and inside its folder), or "box" / "sphere"')
     position: tuple[float, float, float] = spec("vec3", doc="centre of mass (x, y, z), m")
     density: float | None = spec("float", default=None, min=1.0, max=25000.0, doc="kg/m^3 (overrides material)")
     material: str | None = spec("str", default=None, doc="a built-in material or one from [materials]")

@@ -25,18 +25,48 @@ class ResourceError(ValueError):
     """A file the level names is missing or unreadable; the message says what to do."""
 
 
-def resolve(name: str, level_path: Path | None) -> Path:
-    """A path relative to the level file's folder (or the working folder for levels built in code)."""
-    p = Path(name).expanduser()
-    if p.is_absolute():
-        return p
-    base = level_path.parent if level_path is not None else Path.cwd()
-    return base / p
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp", ".pgm", ".ppm")
+
+
+def resolve(name: str, level_path: Path | None, confine: bool = True) -> Path:
+    """The file `name` in a level: relative to the level file's folder, and inside that folder or
+    below it (after following links) unless `confine` is False. A level is data a player may have
+    downloaded: it reads no file outside its own folder. For a level built in code (level_path
+    None) the path is relative to the working folder and may lead anywhere."""
+    if level_path is None or not confine:
+        p = Path(name).expanduser()
+        if p.is_absolute():
+            return p
+        return (level_path.parent if level_path is not None else Path.cwd()) / p
+    p = Path(name)
+    if p.is_absolute() or p.drive or name.startswith("~"):
+        raise ResourceError(f"{name!r} is not a path relative to the level's folder: a level names only files "
+                            "in its own folder or below it; copy the file beside the level and give its name")
+    base = level_path.parent
+    full = base / p
+    try:
+        inside = full.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError):      # a loop of links
+        inside = False
+    if not inside:
+        raise ResourceError(f"{name!r} leads outside the level's folder {str(base)!r}: a level names only files "
+                            "in its own folder or below it; copy the file beside the level and give its name")
+    return full
+
+
+def image_path(name: str, level_path: Path | None) -> Path:
+    """A heightmap image a level names (resolve), with an image file's extension."""
+    if not name.lower().endswith(IMAGE_SUFFIXES):
+        raise ResourceError(f"{name!r} is not an image file's name: use a greyscale PNG "
+                            f"(or {', '.join(IMAGE_SUFFIXES[1:])})")
+    return resolve(name, level_path)
 
 
 def read_heightmap(path: Path) -> NDArray[np.float64]:
     """Load a greyscale image as values in [0, 1], row 0 first (row 0 lies at z = 0)."""
     from PIL import Image, UnidentifiedImageError
+    if path.exists() and not path.is_file():
+        raise ResourceError(f"{path} is not a plain file (a folder or a device); use a greyscale PNG")
     if not path.is_file():
         raise ResourceError(f"no such image {path} (paths are relative to the level file)")
     if path.stat().st_size > MAX_IMAGE_BYTES:
@@ -65,10 +95,15 @@ def read_heightmap(path: Path) -> NDArray[np.float64]:
     return np.clip(data / top, 0.0, 1.0)
 
 
-def model_candidates(name: str, level_path: Path | None) -> list[Path]:
-    """Where an OBJ model named in a level may live, in the order they are tried."""
+def model_candidates(name: str, level_path: Path | None, confine: bool = True) -> list[Path]:
+    """Where an OBJ model named in a level may live, in the order they are tried: a path (ending
+    in .obj, within the level's folder unless `confine` is False), or a name looked up in the
+    level's models/ folder, then content/models/."""
     if name.endswith(".obj") or "/" in name or "\\" in name:
-        return [resolve(name, level_path)]
+        if not name.lower().endswith(".obj"):
+            raise ResourceError(f'model "{name}" is a path but not to an .obj file; give a path ending in .obj, '
+                                f"or a model's name")
+        return [resolve(name, level_path, confine)]
     out = []
     if level_path is not None:
         out.append(level_path.parent / "models" / f"{name}.obj")
@@ -76,7 +111,7 @@ def model_candidates(name: str, level_path: Path | None) -> list[Path]:
     return out
 
 
-def find_model(name: str, level_path: Path | None) -> Path | None:
+def find_model(name: str, level_path: Path | None, confine: bool = True) -> Path | None:
     """The OBJ file for a model name, or None for a built-in shape ("box", "sphere").
 
     Raises ResourceError naming where it looked (and a close match) when there is no such file,
@@ -84,8 +119,10 @@ def find_model(name: str, level_path: Path | None) -> Path | None:
     """
     if name in SHAPES:
         return None
-    tried = model_candidates(name, level_path)
+    tried = model_candidates(name, level_path, confine)
     for path in tried:
+        if path.exists() and not path.is_file():
+            raise ResourceError(f'model "{name}": {path} is not a plain file (a folder or a device)')
         if path.is_file():
             check_obj(path)
             return path

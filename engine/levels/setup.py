@@ -66,7 +66,9 @@ def body_arguments(level: "Level", spec: Any) -> dict[str, Any]:
         kw["radius"] = (spec.radius or 0.1) * spec.scale
     if spec.model not in ("box", "sphere"):
         from engine.levels.resources import find_model
-        path = find_model(spec.model, level.path)
+        # confine=False: the level's own paths were held to its folder when it loaded (checks), and
+        # a mod's throwable carries the absolute path add_throwable found beside the mod
+        path = find_model(spec.model, level.path, confine=False)
         kw["model"] = str(path) if path is not None else spec.model
     return kw
 

@@ -247,3 +247,66 @@ def test_throwables_spawn_as_bottles_or_objects():
     if hasattr(sim, "spawn_body"):
         e = spawn_throwable(sim, ball, (0.5, 0.8, 0.5))
         assert sim.body(e).mass == pytest.approx(1100 * 4 / 3 * math.pi * 0.05 ** 3, rel=0.05)  # icosphere
+
+
+TETRA = "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+
+
+def test_a_level_reads_no_file_outside_its_own_folder(tmp_path):
+    """A level is data a player may download: the model and image paths it names stay inside its
+    folder (after following links). Absolute paths, ~, '..' out of the folder and links leading
+    out are refused with the key's line, and nothing of the outside file is read or quoted."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.obj").write_text("v SECRET_TOKEN 0 0\n")
+    Image.new("L", (4, 4)).save(outside / "hm.png")
+    home = tmp_path / "level"
+    (home / "models").mkdir(parents=True)
+    (home / "models" / "tetra.obj").write_text(TETRA)
+    (home / "models" / "link.obj").symlink_to(outside / "secret.obj")
+    (home / "hm_link.png").symlink_to(outside / "hm.png")
+    for model in (str(outside / "secret.obj"), "../outside/secret.obj", "models/../../outside/secret.obj",
+                  "models/link.obj", "~/secret.obj", "/etc/passwd", "/proc/self/environ", "models/tetra.txt"):
+        text = POOL + f'[[object]]\nmodel = "{model}"\ndensity = 500\nposition = [1.0, 0.5, 0.5]\n'
+        got = problems(text, str(home / "lvl.toml"))
+        assert [(l, k) for l, k, _ in got] == [(line_of(text, "model ="), "object[0].model")], (model, got)
+        assert "SECRET_TOKEN" not in got[0][2] and "vertices" not in got[0][2]
+        assert ("outside the level's folder" in got[0][2] or "not a path relative to the level's folder" in got[0][2]
+                or "not to an .obj file" in got[0][2]), got[0][2]
+    for image in (str(outside / "hm.png"), "../outside/hm.png", "hm_link.png", "/etc/passwd", "/dev/zero"):
+        text = POOL + f'[terrain]\nkind = "heightmap"\nimage = "{image}"\nheights = [0.0, 0.2]\n'
+        got = problems(text, str(home / "lvl.toml"))
+        assert [(l, k) for l, k, _ in got] == [(line_of(text, "image ="), "terrain.image")], (image, got)
+    # inside the folder, by a path or a name, both load
+    for model in ("models/tetra.obj", "tetra", "./models/tetra.obj"):
+        level = parse_level(POOL + f'[[object]]\nmodel = "{model}"\ndensity = 500\nposition = [1.0, 0.5, 0.5]\n',
+                            str(home / "lvl.toml"))
+        assert body_arguments(level, level.objects[0])["model"].endswith("tetra.obj")
+
+
+def test_a_mods_throwable_model_is_found_beside_the_mod_when_thrown(tmp_path):
+    """A mod's add_throwable(model="parts/tetra.obj") names a file beside the mod (it is checked
+    there); thrown in a level in another folder, the body is built from that same file."""
+    from engine.mods import ModSet, mod_throwables
+    mod = tmp_path / "moddir"
+    (mod / "parts").mkdir(parents=True)
+    (mod / "parts" / "tetra.obj").write_text(TETRA)
+    (mod / "duck.py").write_text('def register(api):\n    api.add_throwable("duck", kind="object", '
+                                 'model="parts/tetra.obj", density=300)\n')
+    lvl = tmp_path / "elsewhere" / "lvl.toml"
+    lvl.parent.mkdir()
+    lvl.write_text(POOL)
+    ms = ModSet.load([mod / "duck.py"], lvl, entry_points=False)
+    assert not ms.failures, ms.failures
+    level = parse_level(POOL, str(lvl))
+    sim = Simulation(level)
+    try:
+        ms.attach(sim)
+        (duck,) = mod_throwables(sim)
+        kw = body_arguments(level, duck)
+        assert kw["model"] == str((mod / "parts" / "tetra.obj").resolve())
+        e = sim.spawn_body(**{**kw, "position": (1.0, 0.6, 0.5)})
+        assert sim.body(e).mass == pytest.approx(300.0 * 0.1 ** 3 / 6.0, rel=1e-6)
+    finally:
+        ms.close()
+        sim.close()
