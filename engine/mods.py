@@ -442,7 +442,7 @@ class ModSet:
             bad = health.describe(sim) if clean else None
             if bad is not None:
                 msg = (f'mod "{owner}": system "{system.name}" wrote a non-finite value: {bad} at t={sim.time:.3f} s; '
-                       "the mod's system is disabled (R resets, F9 loads a save)")
+                       "the mod's system is disabled")
                 stop(msg)
                 raise NonFiniteError(msg)
 

@@ -221,7 +221,7 @@ class Simulation:
                 if where is not None:
                     self.events.pending.clear()
                     raise NonFiniteError(f"{where} at t={self.time + self.dt:.4f} s; check forces and "
-                                         "velocities given to it (R resets, F9 loads a save)")
+                                         "velocities given to it")
             self.time = (self.steps + 1) * self.dt
             self.steps += 1
             self.events.flush(on_error=self._handler_failed)

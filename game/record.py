@@ -340,19 +340,26 @@ def record(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         pending = list(throws)
         from PIL import Image
+        from engine.errors import SimulationError
+        stopped = None       # why the simulation stopped before the clip's end (NaN a mod wrote, ...)
         for f in range(n_frames):
             t_frame = (f + 1) / args.fps
-            while sim.time + 0.5 * sim.dt < t_frame:
-                while pending and pending[0].t <= sim.time + 1e-9:
-                    apply_throw(sim, pending.pop(0))
-                sim.step()
+            try:
+                while sim.time + 0.5 * sim.dt < t_frame:
+                    while pending and pending[0].t <= sim.time + 1e-9:
+                        apply_throw(sim, pending.pop(0))
+                    sim.step()
+            except SimulationError as exc:
+                stopped = str(exc)
+                n_frames = f
+                break
             renderer.draw(camera, debug=args.debug)
             rgba = renderer.read_rgba()
             if kind == "dir":
                 Image.fromarray(rgba[..., :3]).save(out / f"frame_{f:05d}.png")
             elif kind in ("gif", "webp", "mp4"):
                 frames.append(rgba[..., :3].copy())
-            elif f == n_frames - 1:
+            else:                                  # png: the last frame made
                 frames = [rgba[..., :3].copy()]
             if f == n_frames - 1 or f % max(1, n_frames // 20) == 0:
                 el = time.perf_counter() - t0
@@ -364,20 +371,32 @@ def record(args: argparse.Namespace) -> int:
             print(f"bottles record: GL errors: {', '.join(errors)}", file=sys.stderr)
         failures = list(sim.failures)
         for fail in failures:
+            if fail == stopped:
+                continue                           # said below, as what stopped the clip
             print(f"warning: {fail}", file=sys.stderr)
             tb = traceback_for(fail)
             if tb:
                 print(tb, end="", file=sys.stderr)
-        if kind in ("gif", "webp", "mp4"):
+        if stopped is not None:
+            print(f"bottles record: the simulation stopped at t={sim.time:.3f} s: {stopped}", file=sys.stderr)
+        if n_frames == 0:
+            print("bottles record: no frame was made; nothing written", file=sys.stderr)
+        elif kind in ("gif", "webp", "mp4"):
             write_clip(out, kind, frames, args.fps)
         elif kind == "png":
             Image.fromarray(frames[-1]).save(out)
-        print(f"wrote {out} ({n_frames} frame{'s' if n_frames != 1 else ''}, {width}x{height})")
+        if n_frames:
+            short = f"; it ends at {n_frames / args.fps:.2f} s, where the simulation stopped" if stopped else ""
+            print(f"wrote {out} ({n_frames} frame{'s' if n_frames != 1 else ''}, {width}x{height}{short})")
         renderer.close()
         window.close()
+        if stopped is not None and not failures:
+            return 1
         if failures:
-            print(f"bottles record: {len(failures)} mod failure{'s' if len(failures) != 1 else ''}: the clip was "
-                  f"made without the failed mods (exit code {MOD_FAILED})", file=sys.stderr)
+            made = ("it ends where the simulation stopped" if stopped is not None
+                    else "the clip was made without the failed mods")
+            print(f"bottles record: {len(failures)} mod failure{'s' if len(failures) != 1 else ''}: {made} "
+                  f"(exit code {MOD_FAILED})", file=sys.stderr)
             return MOD_FAILED
         return 0
     except RecordError as exc:

@@ -119,6 +119,38 @@ def test_record_exits_non_zero_when_a_mod_failed(tmp_path, small_level, capsys, 
     assert "no wind today" in err and f'File "{mod}", line 2' in err and "mod failure" in err
 
 
+@pytest.mark.parametrize("kind", ["f.png", "c.gif", "frames/"])
+def test_record_ends_the_clip_where_a_mod_wrote_nan(tmp_path, small_level, capsys, monkeypatch, kind):
+    """A mod that writes NaN into the water stops the simulation: the clip holds the frames made
+    before it (3 of 10 at 20 frames a second: the NaN is written in the step that ends at 0.18 s),
+    it is written, one line says where it stopped and why, and the exit code is MOD_FAILED."""
+    from game.record import MOD_FAILED
+    monkeypatch.setenv("PYGLET_HEADLESS", "true")
+    mod = tmp_path / "nan_mod.py"
+    mod.write_text("from engine.systems import System\n"
+                   "class NaNer(System):\n"
+                   "    def process(self, dt):\n"
+                   "        if self.sim.time >= 0.16:\n"
+                   "            self.sim.water.h[1, 1] = float('nan')\n"
+                   "def register(api):\n"
+                   "    api.add_system(NaNer(), after='StepFluid')\n")
+    out = tmp_path / kind
+    code = main(["record", str(small_level), "--seconds", "0.5", "--fps", "20", "--size", "64x64",
+                 "--out", f"{tmp_path}/{kind}", "--mod", str(mod)])
+    cap = capsys.readouterr()
+    assert code == MOD_FAILED, cap.err
+    assert "Traceback" not in cap.err and "R resets" not in cap.err
+    stopped = [line for line in cap.err.splitlines() if "the simulation stopped at t=" in line]
+    assert len(stopped) == 1 and 'mod "nan_mod"' in stopped[0] and "water h at cell (k=1, i=1)" in stopped[0]
+    assert "(3 frames, 64x64; it ends at 0.15 s, where the simulation stopped)" in cap.out
+    if kind == "frames/":
+        assert len(list(out.glob("frame_*.png"))) == 3
+    else:
+        from PIL import Image
+        with Image.open(out) as img:
+            assert getattr(img, "n_frames", 1) == (3 if kind == "c.gif" else 1)
+
+
 def test_a_bundled_level_is_found_by_the_name_bottles_levels_lists(tmp_path, monkeypatch):
     """`bottles play beach` from any folder opens content/levels/beach.toml; a real path still wins,
     and a name that is neither keeps its spelling so the loader can say it does not exist."""
