@@ -97,7 +97,8 @@ class GoalTracker:
     def time_left(self) -> float | None:
         if self.spec is None or self.spec.time == 0.0:
             return None
-        return max(self.spec.time - self.sim.time, 0.0)
+        now = self.finished_at if self.finished_at is not None else self.sim.time   # the clock stops at the end
+        return max(self.spec.time - now, 0.0)
 
     def can_throw(self) -> bool:
         return self.state != "lost" and (self.throws_left is None or self.throws_left > 0)

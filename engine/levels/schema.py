@@ -278,6 +278,20 @@ class GoalSpec:
     radius: float = spec("float", default=0.3, min=0.01, max=100.0, doc="ring: radius, m")
     text: str = spec("str", default="", doc="the goal in words, shown in the HUD")
 
+    def check(self) -> list[Problem]:
+        """A goal the game can decide: smash and ring count something (count >= 1); "none" uses
+        none of the goal's keys."""
+        if self.kind in ("smash", "ring") and self.count == 0:
+            what = "bottles to smash" if self.kind == "smash" else "throws to land in the ring"
+            return [("count", f'kind "{self.kind}" needs how many {what}: a count of 1 or more')]
+        if self.kind == "none":
+            given = [k for k, v in (("count", self.count), ("throws", self.throws), ("time", self.time))
+                     if v != 0] + (["center"] if self.center is not None else [])
+            return [(k, 'is not used by kind "none" (a free sandbox); remove it, or set kind') for k in given]
+        if self.kind != "ring" and self.center is not None:
+            return [("center", f'is not used by kind "{self.kind}" (only by ring); remove it')]
+        return []
+
 
 @dataclass(frozen=True, slots=True)
 class Level:
@@ -335,6 +349,20 @@ class Level:
             cx, cz = bump.center
             if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
                 out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
+        goal = self.goal
+        if goal is not None and ok("goal"):
+            n = len(self.bottles)
+            if goal.kind == "break" and n == 0:
+                out.append(("goal.kind", 'is "break" but the level places no bottle to break: add [[bottle]] '
+                            'tables, or use kind "smash" (any bottle, thrown ones too)'))
+            elif goal.kind == "break" and goal.count > n:
+                out.append(("goal.count", f"{goal.count} bottles to break, but the level places {n}: "
+                            f"at most {n} (0 means all of them)"))
+            if goal.kind == "ring" and goal.center is not None and pool_ok:
+                cx, cz = goal.center
+                if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
+                    out.append(("goal.center", f"({cx:g}, {cz:g}) is outside the pool (x in [0, {sx:g}], "
+                                f"z in [0, {sz:g}]): no throw could land in the ring"))
         if len(self.lights) > 4:
             out.append(("light[4]", f"at most 4 point lights (got {len(self.lights)})"))
         if ok("water.level") and ok("pool.wall_height") and self.water.level > self.pool.wall_height:

@@ -310,3 +310,30 @@ def test_a_mods_throwable_model_is_found_beside_the_mod_when_thrown(tmp_path):
     finally:
         ms.close()
         sim.close()
+
+
+BOTTLE = '[[bottle]]\nposition = [1.0, 0.5, 0.5]\n'
+
+
+@pytest.mark.parametrize("goal, key, words", [
+    ('kind = "break"', "goal.kind", "places no bottle to break"),
+    ('kind = "break"\ncount = 3\n' + "#B", "goal.count", "3 bottles to break, but the level places 1"),
+    ('kind = "smash"', "goal.count", "a count of 1 or more"),
+    ('kind = "ring"\nthrows = 5', "goal.count", "a count of 1 or more"),
+    ('kind = "ring"\ncount = 2\ncenter = [5.0, 0.5]', "goal.center", "outside the pool"),
+    ('kind = "none"\ntime = 30.0', "goal.time", 'is not used by kind "none"'),
+    ('kind = "smash"\ncount = 2\ncenter = [1.0, 0.5]', "goal.center", "only by ring"),
+])
+def test_a_goal_the_game_could_never_decide_is_refused(goal, key, words):
+    """A [goal] that can never be won (nothing to break, a count of 0 that 'done >= count > 0'
+    never meets, a ring off the pool) or whose keys its kind ignores is a problem on its line."""
+    body = goal.replace("#B", "")
+    text = POOL + ("" if "#B" not in goal else BOTTLE) + "[goal]\n" + body + "\n"
+    got = problems(text)
+    assert [(k, words in m) for _, k, m in got] == [(key, True)], got
+
+
+def test_goals_that_can_be_decided_load():
+    for goal in ('kind = "break"', 'kind = "break"\ncount = 1', 'kind = "smash"\ncount = 3',
+                 'kind = "ring"\ncount = 2\ncenter = [1.5, 0.5]\nthrows = 4\ntime = 60.0'):
+        parse_level(POOL + BOTTLE + "[goal]\n" + goal + "\n")

@@ -52,6 +52,10 @@ def test_the_shooting_gallery_is_won_by_aiming_at_the_bottles(tmp_path):
     assert goal.state == "won", (goal.done, goal.throws)
     assert goal.score == 100 * 9 + 50 * goal.throws_left + int(10 * goal.time_left)
     assert "WON" in goal.line()
+    won, line, left = goal.score, goal.line(), goal.time_left
+    assert left == pytest.approx(90.0 - goal.finished_at)
+    _wait(game, 2.0)                                       # the clock stops at the win: so does the score
+    assert (goal.score, goal.line(), goal.time_left) == (won, line, left)
     game.sim.close()
 
 
