@@ -48,6 +48,19 @@ def _demo(args: argparse.Namespace, reason: str) -> int:
     return demo.run(args.level, list(args.mod), out, level_mods=bool(getattr(args, "mods", False)))
 
 
+def note_level_mods(args: argparse.Namespace, command: str) -> None:
+    """Without --mods, say on stderr which mods come with the level and that they do not run (they
+    are code); import nothing."""
+    if getattr(args, "mods", False):
+        return
+    from engine.mods import level_mods_of
+    from engine.text import printable
+    beside = level_mods_of(args.level)
+    if beside:
+        print(f"bottles {command}: this level comes with mods ({', '.join(printable(p.name) for p in beside)}) "
+              "that are NOT run; they are code: add --mods to run them", file=sys.stderr)
+
+
 def play(args: argparse.Namespace) -> int:
     """Run the sandbox on `args.level`; return the exit code. LevelError goes up to the CLI."""
     try:
@@ -55,13 +68,7 @@ def play(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"bottles play: {exc}", file=sys.stderr)
         return 2
-    if not getattr(args, "mods", False):   # the level's own mods run only when asked: say so, import nothing
-        from engine.mods import level_mods_of
-        from engine.text import printable
-        beside = level_mods_of(args.level)
-        if beside:
-            print(f"bottles play: this level comes with mods ({', '.join(printable(p.name) for p in beside)}) "
-                  "that are NOT run; they are code: add --mods to run them", file=sys.stderr)
+    note_level_mods(args, "play")
     # a broken level: its problems, one line each, before anything opens; read with the mods the game
     # will load (installed ones, --mod, with --mods those beside it), whose sections it may use
     from engine.mods import load_level_with_mods

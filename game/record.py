@@ -309,6 +309,8 @@ def record(args: argparse.Namespace) -> int:
         check_length(float(args.seconds), float(args.fps), width, height, kind)
         mod_paths = list(getattr(args, "mod", []) or [])
         level_mods = bool(getattr(args, "mods", False))
+        from game.play import note_level_mods
+        note_level_mods(args, "record")
         if mod_paths or level_mods:      # the level may use their sections
             from engine.mods import load_level_with_mods
             level = load_level_with_mods(args.level, mod_paths, level_mods=level_mods)

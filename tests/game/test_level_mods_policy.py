@@ -101,4 +101,6 @@ def test_a_level_using_its_mods_section_plays_and_records_with_mods(tmp_path, mo
     assert main(["record", str(level), "--mods", "--seconds", "0.05", "--out", str(out)]) == 0
     assert out.is_file()
     assert main(["record", str(level), "--seconds", "0.05", "--out", str(tmp_path / "no.png")]) == 1
-    assert 'unknown key "tide"' in capsys.readouterr().err and not (tmp_path / "no.png").exists()
+    err = capsys.readouterr().err
+    assert 'unknown key "tide"' in err and not (tmp_path / "no.png").exists()
+    assert "bottles record: this level comes with mods (tide.py) that are NOT run" in err and "--mods" in err
