@@ -200,3 +200,98 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             except ResourceError as exc:
                 out.append((f"{section}[{j}].model", str(exc)))
     return out
+
+
+START_TOLERANCE = 0.005   # m: how far a body placed at t = 0 may reach into the bed, a wall or another body
+
+
+def _rotation(q: tuple[float, float, float, float]) -> np.ndarray:
+    """The rotation matrix of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _start_meshes(level: "Level") -> list[tuple[str, np.ndarray]]:
+    """(key, world vertices) of every body the level places at t = 0, as the simulation builds
+    them (engine.bodies: the same models, centre of mass at `position`)."""
+    from engine import bodies as bd
+    from engine.levels.setup import body_arguments
+    from engine.meshes import load_bottle_set
+    store = bd.BodyStore(capacity=1)
+    phys = level.physics
+    out = []
+    for j, b in enumerate(level.bottles):
+        bs = load_bottle_set(b.model or "bottle")
+        mid, _, _ = bd.bottle_model(store, bs, float(b.fill) * bs.inner_volume, phys.glass_density,
+                                    phys.water_density)
+        v = store.models[mid].vertices
+        out.append((f"bottle[{j}]", v @ _rotation(b.orientation).T + np.asarray(b.position, float)))
+    for j, ob in enumerate(level.objects):
+        kw = body_arguments(level, ob)
+        mid, _ = bd.shape_model(store, kw["model"], 1.0, size=kw.get("size"), radius=kw.get("radius"),
+                                scale=kw.get("scale", 1.0))
+        v = store.models[mid].vertices
+        out.append((f"object[{j}]", v @ _rotation(ob.orientation).T + np.asarray(ob.position, float)))
+    return out
+
+
+def check_start_poses(level: "Level") -> list[Problem]:
+    """Bodies placed where the first step would fling them: reaching more than START_TOLERANCE
+    into the bed (floor, terrain, obstacles), into a wall below its top, or into another body
+    (their convex hulls overlapping along every face normal of either; an edge-to-edge overlap of
+    two hulls turned across each other can read a little deep). Run on a level with no other
+    problem."""
+    from scipy.spatial import ConvexHull, QhullError
+    from engine.terrain import build_bed, outside_walls
+    bodies = _start_meshes(level)
+    if not bodies:
+        return []
+    out: list[Problem] = []
+    sx, sz = level.pool.size
+    dx = level.pool.cell
+    bed = build_bed(level)
+    nz, nx = bed.shape
+    tol = START_TOLERANCE
+    for key, v in bodies:
+        i = np.clip((v[:, 0] / dx).astype(int), 0, nx - 1)
+        k = np.clip((v[:, 2] / dx).astype(int), 0, nz - 1)
+        over = outside_walls(v[:, 0], v[:, 2], (sx, sz))
+        inside = over <= 0.0
+        deep = float((bed[k, i] - v[:, 1])[inside].max()) if inside.any() else 0.0
+        if deep > tol:
+            out.append((f"{key}.position", f"puts the body {deep * 1000:.0f} mm into the pool's bed "
+                        f"(raise its y by at least {deep:.3g} m)"))
+            continue
+        # outside the walls the solid is the wall and the deck on it, up to wall_height
+        below = ~inside & (v[:, 1] < level.pool.wall_height)
+        if below.any():
+            side = float(over[below].max())
+            up = float((level.pool.wall_height - v[:, 1])[below].max())
+            if min(side, up) > tol:
+                out.append((f"{key}.position", f"puts the body {side * 1000:.0f} mm into a wall of the pool "
+                            f"(move it {side:.3g} m into the pool, or raise it {up:.3g} m over the walls' top)"))
+    hulls = []
+    for _, v in bodies:
+        try:
+            hulls.append(ConvexHull(v).equations)
+        except QhullError:
+            hulls.append(None)
+    centre = [v.mean(axis=0) for _, v in bodies]
+    reach = [float(np.linalg.norm(v - c, axis=1).max()) for (_, v), c in zip(bodies, centre)]
+    for a in range(len(bodies)):
+        for b in range(a + 1, len(bodies)):
+            if np.linalg.norm(centre[a] - centre[b]) >= reach[a] + reach[b]:
+                continue
+            if hulls[a] is None and hulls[b] is None:
+                continue
+            # overlap along the hulls' face normals (separating axes): the least is the depth
+            axes = np.vstack([h for h in (hulls[a], hulls[b]) if h is not None])[:, :3]
+            pa, pb = bodies[a][1] @ axes.T, bodies[b][1] @ axes.T
+            depth = float((np.minimum(pa.max(axis=0), pb.max(axis=0))
+                           - np.maximum(pa.min(axis=0), pb.min(axis=0))).min())
+            if depth > tol:
+                out.append((f"{bodies[b][0]}.position", f"puts the body {depth * 1000:.0f} mm into "
+                            f"{bodies[a][0]}; move one of them apart"))
+    return out

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from engine.levels.checks import _clean, check_contents, check_files
+from engine.levels.checks import _clean, check_contents, check_files, check_start_poses
 from engine.levels.fields import Problem, build
 from engine.levels.locate import LineMap
 from engine.levels.schema import Level
@@ -129,6 +129,8 @@ def _parse(text: str, p: Path | None, shown: str) -> Level:
     problems.extend(level.check_across(_clean(bad)))
     problems.extend(check_contents(level, bad))
     problems.extend(check_files(dataclasses.replace(level, path=p), bad))
+    if not problems:     # bodies placed into the bed, a wall or each other: needs every model and the bed
+        problems.extend(check_start_poses(dataclasses.replace(level, path=p)))
     extra: dict[str, Any] = {}
     for name, raw in extra_raw.items():
         if not isinstance(raw, dict):

@@ -337,3 +337,36 @@ def test_goals_that_can_be_decided_load():
     for goal in ('kind = "break"', 'kind = "break"\ncount = 1', 'kind = "smash"\ncount = 3',
                  'kind = "ring"\ncount = 2\ncenter = [1.5, 0.5]\nthrows = 4\ntime = 60.0'):
         parse_level(POOL + BOTTLE + "[goal]\n" + goal + "\n")
+
+
+def _box(x: float, y: float, z: float, s: float = 0.2, turn: float = 0.0) -> str:
+    """An [[object]] box of edge s at (x, y, z), turned `turn` radians about y."""
+    q = (math.cos(turn / 2), 0.0, math.sin(turn / 2), 0.0)
+    return (f'[[object]]\nmodel = "box"\nsize = [{s}, {s}, {s}]\ndensity = 500\nposition = [{x}, {y}, {z}]\n'
+            f'orientation = [{q[0]}, {q[1]}, {q[2]}, {q[3]}]\n')
+
+
+@pytest.mark.parametrize("text, key, depth_mm, words", [
+    (_box(1.0, 0.07, 0.5), "object[0].position", 30, "into the pool's bed"),              # bottom at y - s/2
+    ('[terrain]\nkind = "flat"\nheight = 0.25\n' + _box(1.0, 0.3, 0.5), "object[0].position", 50, "into the pool's bed"),
+    (_box(0.06, 0.5, 0.5), "object[0].position", 40, "into a wall"),                      # x - s/2 = -0.04
+    (_box(1.0, 0.5, 0.5) + _box(1.15, 0.5, 0.5), "object[1].position", 50, "into object[0]"),
+    # a box turned 45 degrees reaches s / sqrt(2) from its centre along x
+    (_box(1.0, 0.5, 0.5) + _box(1.0 + 0.1 + 0.2 / math.sqrt(2) - 0.02, 0.5, 0.5, turn=math.pi / 4),
+     "object[1].position", 20, "into object[0]"),
+])
+def test_bodies_placed_into_the_bed_a_wall_or_each_other_are_refused(text, key, depth_mm, words):
+    """A body placed at t = 0 reaching more than 5 mm into the bed, a wall or another body would be
+    flung out by the first step: its position is a problem naming how deep (the box's half edge s/2
+    and, turned by 45 degrees, its half diagonal s/sqrt(2), give the depth)."""
+    got = problems(POOL + text)
+    assert len(got) == 1 and got[0][1] == key and words in got[0][2], got
+    assert f"{depth_mm} mm" in got[0][2], got
+
+
+def test_bodies_resting_on_the_bed_and_on_each_other_load():
+    """Touching is not overlapping: a box on the floor (y = s/2), one on top of it (y = 3 s/2),
+    one against a wall (x = s/2), one on a flat terrain at 0.25 m, a sphere on the floor (y = r)."""
+    parse_level(POOL + _box(1.0, 0.1, 0.5) + _box(1.0, 0.3, 0.5) + _box(0.1, 0.1, 0.5)
+                + '[[object]]\nmodel = "sphere"\nradius = 0.1\ndensity = 500\nposition = [1.6, 0.1, 0.5]\n')
+    parse_level(POOL + '[terrain]\nkind = "flat"\nheight = 0.25\n' + _box(1.0, 0.35, 0.5))
