@@ -223,10 +223,15 @@ class LightSpec:
 class CameraSpec:
     """Where the camera starts: it orbits `target` at `distance`, `yaw` and `pitch` (degrees)."""
     target: tuple[float, float, float] | None = spec("vec3", default=None, doc="m; default: pool centre at water level")
-    distance: float = spec("float", default=-1.0, min=-1.0, max=1000.0, doc="m; -1: fit the pool")
+    distance: float = spec("float", default=-1.0, min=-1.0, max=1000.0, doc="m, at least 0.1; -1: fit the pool")
     yaw: float = spec("float", default=-30.0, min=-360.0, max=360.0, doc="degrees about y")
     pitch: float = spec("float", default=35.0, min=-89.0, max=89.0, doc="degrees above the horizon")
     fov: float = spec("float", default=50.0, min=10.0, max=120.0, doc="vertical field of view, degrees")
+
+    def check(self) -> list[Problem]:
+        if -1.0 < self.distance < 0.1:
+            return [("distance", f"must be at least 0.1 m, or -1 to fit the pool (got {self.distance:g})")]
+        return []
 
 
 BED_MATERIALS = ("tile", "sand", "stone")
@@ -328,6 +333,31 @@ class Level:
     TOML_NAMES = MappingProxyType({"bottle": "bottles", "light": "lights", "obstacle": "obstacles",
                                    "wave_maker": "wave_makers", "object": "objects", "throwable": "throwables"})
 
+    def _camera_problems(self) -> list[Problem]:
+        """A start view that shows the pool: its target over the pool or its deck, its eye above
+        the floor and out of the walls' solid (engine.render.camera places it)."""
+        from engine.render.camera import OrbitCamera
+        from engine.terrain import DECK, outside_walls
+        sx, sz = self.pool.size
+        cam = OrbitCamera.from_level(self)
+        tx, ty, tz = cam.target
+        if float(outside_walls(tx, tz, (sx, sz))) > DECK or not -1.0 <= ty <= self.pool.wall_height + 50.0:
+            return [("camera.target", f"({tx:g}, {ty:g}, {tz:g}) is away from the pool: keep it over the pool "
+                     f"or its deck (x {-DECK:g} to {sx + DECK:g}, z {-DECK:g} to {sz + DECK:g} m, y from 0 "
+                     "to a little over the walls)")]
+        ex, ey, ez = (float(c) for c in cam.eye)
+        out = float(outside_walls(ex, ez, (sx, sz)))
+        under = "the pool's floor" if ey < 0.0 else None
+        if under is None and out > 0.0 and ey < self.pool.wall_height:
+            under = f"the deck (its top is at {self.pool.wall_height:g} m)"
+        if under is None and out <= 0.0 and ey < self.water.level:
+            under = f"the water (its surface is at {self.water.level:g} m; the pool is drawn from above it)"
+        if under is not None:
+            return [("camera.pitch", f"{self.camera.pitch:g} degrees puts the camera's eye at ({ex:.3g}, {ey:.3g}, "
+                     f"{ez:.3g}) m, under {under}: it would see nothing; raise pitch or target, or shorten "
+                     "distance")]
+        return []
+
     def check_across(self, ok: Callable[[str], bool]) -> list[Problem]:
         """Problems between sections; `ok(key)` says a key (and the pool) has no problem of its own.
 
@@ -349,6 +379,8 @@ class Level:
             cx, cz = bump.center
             if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
                 out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
+        if pool_ok and ok("camera") and ok("pool.wall_height") and ok("water.level"):
+            out.extend(self._camera_problems())
         goal = self.goal
         if goal is not None and ok("goal"):
             n = len(self.bottles)

@@ -370,3 +370,24 @@ def test_bodies_resting_on_the_bed_and_on_each_other_load():
     parse_level(POOL + _box(1.0, 0.1, 0.5) + _box(1.0, 0.3, 0.5) + _box(0.1, 0.1, 0.5)
                 + '[[object]]\nmodel = "sphere"\nradius = 0.1\ndensity = 500\nposition = [1.6, 0.1, 0.5]\n')
     parse_level(POOL + '[terrain]\nkind = "flat"\nheight = 0.25\n' + _box(1.0, 0.35, 0.5))
+
+
+@pytest.mark.parametrize("camera, key, words", [
+    ("distance = -0.5", "camera.distance", "at least 0.1 m, or -1"),
+    ("distance = 0.0", "camera.distance", "at least 0.1 m, or -1"),
+    ("target = [100.0, 0.3, 100.0]", "camera.target", "away from the pool"),
+    # eye = target + d (cos p sin yaw, sin p, cos p cos yaw): 0.3 - 3 sin 30 = -1.2 m, under the floor
+    ("target = [1.0, 0.3, 0.5]\ndistance = 3.0\npitch = -30.0", "camera.pitch", "under the pool's floor"),
+    # yaw 0: the eye at z = 0.5 + 2 cos 5 = 2.49 m, outside the walls (z 0-1) at 0.3 + 2 sin 5 = 0.47 m < 1 m
+    ("target = [1.0, 0.3, 0.5]\ndistance = 2.0\npitch = 5.0\nyaw = 0.0", "camera.pitch", "under the deck"),
+    # straight down the pool's length from its middle, 0.2 m under the surface at 0.3 m
+    ("target = [1.0, 0.2, 0.5]\ndistance = 0.2\npitch = -30.0\nyaw = 90.0", "camera.pitch", "under the water"),
+])
+def test_a_start_view_that_would_show_nothing_is_refused(camera, key, words):
+    got = problems(POOL + "[camera]\n" + camera + "\n")
+    assert len(got) == 1 and got[0][1] == key and words in got[0][2], got
+
+
+def test_start_views_over_the_pool_load():
+    for camera in ("", "distance = 4.0\npitch = 60.0", "target = [-2.0, 1.5, 0.5]\ndistance = 1.0\npitch = 10.0"):
+        parse_level(POOL + "[camera]\n" + camera + "\n")
