@@ -179,6 +179,10 @@ class Renderer:
             for kind, fn in ((ev.Splash, self._on_splash), (ev.Shattered, self._on_shattered),
                              (ev.Impact, self._on_impact)):
                 self.sim.off(kind, fn)
+            # model ids are the old simulation's: a new one (next level, reset, load) numbers its
+            # models afresh, so a mesh kept by id would draw another model's shape
+            for key in [k for k in self.body_meshes if isinstance(k, tuple) and k[0] == "model"]:
+                self.body_meshes.pop(key).delete()
         self.sim = sim
         level = sim.level
         self._build_programs(len(list(level.lights)))
@@ -337,7 +341,7 @@ class Renderer:
         self.body_meshes["prop"] = Mesh(va.flat_shade(box, faces), [3, 3, 3], instance_layout=BODY_INSTANCE)
 
     def _model_mesh(self, mid: int, model: Any, flat: bool) -> tuple[Mesh, NDArray[np.float64]]:
-        key = ("model", mid, flat)      # model ids are append-only: an id never changes meaning
+        key = ("model", mid, flat)      # a simulation's model ids are append-only (attach forgets them)
         verts = np.asarray(model.vertices, float)
         if key not in self.body_meshes:
             tris = np.asarray(model.triangles, int)

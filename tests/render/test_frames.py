@@ -227,3 +227,26 @@ def test_render_scale_draws_smaller_and_scales_up_to_the_output(gl_context):
     finally:
         r.close()
         sim.close()
+
+
+def test_a_renderer_moved_to_a_new_simulation_draws_its_models_not_the_old_ones(scene):
+    """The game's Tab, R and F9 attach the renderer to a new simulation, whose model ids start
+    again at the same numbers: a crate there must not be drawn with the mesh of the ball that held
+    its id before. The switched renderer draws what a fresh one draws (mean difference < 1 level)."""
+    from engine.render.renderer import Renderer
+    from engine.world import Simulation
+    sim, r, cam = scene()
+    sim.spawn_body("sphere", radius=0.12, density=500.0, position=(0.8, 0.5, 0.6))
+    frame(r, cam)                                        # draws (and keeps a mesh for) the ball
+    crates = Simulation(small_level())
+    crates.spawn_body("box", size=(0.5, 0.1, 0.3), density=500.0, position=(0.8, 0.5, 0.6))
+    fresh = Renderer(crates, W, H)
+    try:
+        want = frame(fresh, cam)
+        r.attach(crates)
+        got = frame(r, cam)
+    finally:
+        fresh.close()
+        r.attach(sim)
+        crates.close()
+    assert np.abs(got - want).mean() < 1.0, np.abs(got - want).mean()
