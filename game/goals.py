@@ -5,7 +5,8 @@ from the simulation's events (Shattered, Splash) and the game's throws, keeps th
 when the goal is won or lost (throws or time used up). Time is simulated time, so a paused game
 does not lose time.
 
-Score: 100 per target, and on a win 50 per throw left and 10 per second left.
+Score: 100 per target, and on a win 50 per throw left and 10 per second left, counted when it is
+won; the score, the clock and the throws left then stay as they were, and throwing is free.
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class GoalTracker:
         self.ringed: set[int] = set()
         self.state = "none" if self.kind == "none" else "playing"
         self.finished_at: float | None = None
+        self.throws_at_end: int | None = None     # throws used when the goal was won or lost
         sim.on(ev.Shattered, self.on_shattered)
         sim.on(ev.Splash, self.on_splash)
         sim.on(ev.FellOff, self.on_fell_off)
@@ -91,7 +93,8 @@ class GoalTracker:
     def throws_left(self) -> int | None:
         if self.spec is None or self.spec.throws == 0:
             return None
-        return max(self.spec.throws - self.throws, 0)
+        used = self.throws if self.throws_at_end is None else self.throws_at_end   # counted to the end
+        return max(self.spec.throws - used, 0)
 
     @property
     def time_left(self) -> float | None:
@@ -101,6 +104,9 @@ class GoalTracker:
         return max(self.spec.time - now, 0.0)
 
     def can_throw(self) -> bool:
+        """Throws are limited while playing; after a win the pool is a free sandbox again."""
+        if self.state == "won":
+            return True
         return self.state != "lost" and (self.throws_left is None or self.throws_left > 0)
 
     @property
@@ -122,6 +128,7 @@ class GoalTracker:
             self.state = "lost"
         if self.state != "playing":
             self.finished_at = self.sim.time
+            self.throws_at_end = self.throws
 
     def describe(self) -> str:
         """The goal in words."""

@@ -79,6 +79,17 @@ def test_bottle_smash_is_won_by_throwing_hard_at_the_dry_floor(tmp_path):
         _wait(game, 0.5)
     _wait(game, 1.5)                                          # real seconds: breaks play in slow motion
     assert goal.state == "won" and goal.done >= 6, (goal.done, goal.throws)
+    # the score is counted at the win: 100 a bottle and 50 a throw left then; throwing on after the
+    # win is free play and changes neither the score nor the throws left
+    assert goal.score == 100 * goal.done + 50 * (10 - goal.throws_at_end)
+    won, left = goal.score, goal.throws_left
+    for k in range(left + 2):
+        n = len(game.sim.bodies())
+        _throw_at(game, (1.2, 0.28, 0.3 + 0.1 * k), 0.3)
+        assert len(game.sim.bodies()) > n, "a throw after the win was refused"
+        _wait(game, 0.2)
+    assert (goal.score, goal.throws_left, goal.state) == (won, left, "won")
+    assert "no throws left" not in " ".join(game.current_messages())
 
 
 def test_running_out_of_throws_loses_and_stops_throwing(tmp_path):
