@@ -98,11 +98,30 @@ class Scene:
         k = np.clip((z / self.dx).astype(np.int64), 0, self.nz - 1)
         return np.where(inside, self.top[k, i], np.where(on_deck, self.wall, -np.inf))
 
-    def first_hit(self, pts: NDArray[np.float64]) -> int:
-        """Index of the first point of a polyline that is inside the solid, or -1."""
-        below = pts[:, 1] <= self.height(pts[:, 0], pts[:, 2])
-        idx = np.nonzero(below)[0]
-        return int(idx[0]) if len(idx) else -1
+    def solid(self, pts: NDArray[np.float64], radius: float = 0.0) -> NDArray[np.bool_]:
+        """Whether a body centred at each point (n, 3) meets the scene: its centre at or under the
+        water or bed inside the pool (where a thrown body lands), or within `radius` (the body's
+        bounding radius: a thrown body tumbles end over end) of the walls' and deck's solid, which
+        fills the outside of the walls up to their top, out to the deck's edge."""
+        x, y, z = pts[:, 0], pts[:, 1], pts[:, 2]
+        hit = y <= self.height(x, z)
+        if radius > 0.0:
+            out = outside_walls(x, z, (self.sx, self.sz))
+            up = np.maximum(y - self.wall, 0.0)
+            # inside the walls: the nearest wall face, and its top edge when above it; outside, the deck's top
+            gap = np.where(out <= 0.0, np.hypot(out, up), np.where(out <= DECK, up, np.inf))
+            hit |= gap <= radius
+        return hit
+
+    def first_hit(self, pts: NDArray[np.float64], radius: float = 0.0) -> int:
+        """Index of the first point of a polyline where a body of `radius` meets the scene (see
+        `solid`), after the points it starts in contact at, if any; -1 when it never does."""
+        hit = self.solid(pts, radius)
+        start = int(np.argmin(hit)) if hit[0] else 0     # leave a contact the polyline starts in
+        if hit[0] and hit.all():
+            return -1
+        idx = np.nonzero(hit[start:])[0]
+        return int(idx[0]) + start if len(idx) else -1
 
 
 def _slot(sim: "Simulation", entity: int) -> int:
@@ -112,11 +131,12 @@ def _slot(sim: "Simulation", entity: int) -> int:
         return esper.component_for_entity(entity, BodyRef).slot
 
 
-def _refine(scene: Scene, a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Bisect the segment a (outside the solid) .. b (inside) to the surface."""
+def _refine(scene: Scene, a: NDArray[np.float64], b: NDArray[np.float64], radius: float = 0.0
+            ) -> NDArray[np.float64]:
+    """Bisect the segment a (clear of the scene) .. b (meeting it) to where contact begins."""
     for _ in range(30):
         m = 0.5 * (a + b)
-        if m[1] <= scene.height(m[None, 0], m[None, 2])[0]:
+        if scene.solid(m[None], radius)[0]:
             b = m
         else:
             a = m
@@ -197,12 +217,13 @@ def arc(p0: NDArray[np.float64], v0: NDArray[np.float64], g: float, seconds: flo
     return t, p
 
 
-def landing(scene: Scene, p0: NDArray[np.float64], v0: NDArray[np.float64], g: float
+def landing(scene: Scene, p0: NDArray[np.float64], v0: NDArray[np.float64], g: float, radius: float = 0.0
             ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
-    """The arc up to where it meets the scene, and that point (None if it never does in time)."""
+    """The arc of a body's centre up to where the body (bounding `radius`) meets the scene, and
+    that point (None if it never does in time)."""
     _, pts = arc(p0, v0, g)
-    k = scene.first_hit(pts)
+    k = scene.first_hit(pts, radius)
     if k <= 0:
         return pts, None
-    hit = _refine(scene, pts[k - 1], pts[k])
+    hit = _refine(scene, pts[k - 1], pts[k], radius)
     return np.vstack([pts[:k], hit]), hit

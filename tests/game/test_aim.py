@@ -206,3 +206,57 @@ def test_a_throw_at_the_deck_lands_on_it_where_the_marker_is(calm):
     assert landed[1] == pytest.approx(rim + 0.06, abs=0.05)       # the ball (6 cm) on the deck
     assert np.linalg.norm(landed[[0, 2]] - marker[[0, 2]]) < 0.10
     assert landed[0] > sx
+
+
+class _Pool:
+    """A stand-in for a Simulation as aim.Scene reads it: a 2 x 1.5 m pool, walls 0.5 m high,
+    water 0.3 m deep and still, no bodies."""
+
+    def __init__(self):
+        from types import SimpleNamespace
+        h = np.full((30, 40), 0.3)
+
+        class Water:
+            dx = 0.05
+
+            def read(self, name):
+                return h if name == "h" else np.zeros_like(h)
+        self.water = Water()
+        self.level = SimpleNamespace(pool=SimpleNamespace(size=(2.0, 1.5), wall_height=0.5))
+        self.body_store = None
+
+    def bodies(self):
+        return []
+
+
+def _first_contact(p0, v0, r: float, g: float = 9.81) -> np.ndarray:
+    """Reference, brute force: the first point (time step 1e-5 s) of the arc where a ball of radius r
+    centred on it touches the x = 0 wall's solid (x <= 0, y <= 0.5: the deck's top and the rim's
+    edge) or where the centre reaches the water (x > 0, y <= 0.3)."""
+    t = np.arange(0.0, 2.0, 1e-5)
+    x = p0[0] + v0[0] * t
+    y = p0[1] + v0[1] * t - 0.5 * g * t * t
+    up = np.maximum(y - 0.5, 0.0)
+    dist = np.where(x <= 0.0, up, np.hypot(x, up))
+    k = int(np.argmax((dist <= r) | ((x > 0.0) & (y <= 0.3))))
+    return np.array([x[k], y[k], p0[2]])
+
+
+@pytest.mark.parametrize("v0, where", [((2.3, -0.8, 0.0), "rim"), ((2.1, -0.6, 0.0), "rim"),
+                                       ((2.0, -2.0, 0.0), "deck"), ((3.0, -1.0, 0.0), "water")])
+def test_the_landing_marker_is_where_the_tumbling_body_first_meets_the_scene(v0, where):
+    """A thrown body tumbles end over end, so what its arc must clear is a ball of its bounding
+    radius (0.15 m here) about its centre: thrown from over the deck towards the pool it meets the
+    deck's top, the rim's edge (a corner it clears by less than its radius although its centre
+    passes over it) or, clear of both, the water with its centre. The marker is that point within
+    5 mm of the brute-force reference."""
+    scene = aim.Scene(_Pool())
+    p0 = np.array([-0.3, 0.9, 0.75])
+    _, hit = aim.landing(scene, p0, np.array(v0), 9.81, radius=0.15)
+    want = _first_contact(p0, v0, 0.15)
+    assert hit is not None and np.linalg.norm(hit - want) < 0.005, (hit, want)
+    kind = "deck" if want[0] <= 0.0 else ("rim" if want[1] > 0.5 else "water")
+    assert kind == where
+    _, centre_only = aim.landing(scene, p0, np.array(v0), 9.81)
+    if where == "rim":      # the centre alone flies over the rim into the pool
+        assert centre_only[0] > 0.3 and centre_only[1] == pytest.approx(0.3, abs=1e-3)
