@@ -106,7 +106,17 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
-def help_lines() -> list[str]:
-    """The controls as plain text lines for the F1 overlay."""
+def help_lines(columns: int = 0) -> list[str]:
+    """The controls as plain text lines for the F1 overlay: the key, then what it does, wrapped to
+    `columns` characters (0: no wrapping) with the continuation under the description."""
+    import textwrap
     width = max(len(c.label) for c in CONTROLS)
-    return [f"{c.label:<{width}}  {c.description}" for c in CONTROLS]
+    if columns <= 0:
+        return [f"{c.label:<{width}}  {c.description}" for c in CONTROLS]
+    room = max(columns - width - 2, 24)
+    out = []
+    for c in CONTROLS:
+        parts = textwrap.wrap(c.description, room) or [""]
+        out.append(f"{c.label:<{width}}  {parts[0]}")
+        out.extend(" " * (width + 2) + part for part in parts[1:])
+    return out

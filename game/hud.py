@@ -120,6 +120,10 @@ def dev_lines(game: "Game") -> list[str]:
     return lines
 
 
+HELP_FONT = 11          # pt, the F1 help's font, made smaller (down to HELP_FONT_MIN) to fit a short window
+HELP_FONT_MIN = 6
+
+
 class HudOverlay:
     """Draw the HUD over the scene with pyglet (needs a current GL context)."""
 
@@ -141,11 +145,12 @@ class HudOverlay:
                                      font_size=10, color=(200, 255, 200, 255), batch=self.batch)
         from game.overlays import WorldOverlays
         self.world = WorldOverlays()
-        self.help_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 190), batch=self.help_batch)
-        self.help_text = pyglet.text.Label("\n".join(["Controls", ""] + help_lines()), x=0, y=0,
+        self.help_back = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(0, 0, 0, 230), batch=self.help_batch)
+        self.help_text = pyglet.text.Label("", x=0, y=0,
                                            anchor_x="left", anchor_y="center", multiline=True, width=4000,
                                            font_name=["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"],
-                                           font_size=11, color=(255, 255, 255, 255), batch=self.help_batch)
+                                           font_size=HELP_FONT, color=(255, 255, 255, 255), batch=self.help_batch)
+        self._help_fit: tuple[int, int] | None = None     # the window size the help text was laid out for
 
     def draw(self, game: "Game") -> None:
         """Draw the world overlays, the HUD text, the developer overlay, the power bar, the help."""
@@ -172,9 +177,27 @@ class HudOverlay:
             self.bar_back.x, self.bar_back.y, self.bar_back.width, self.bar_back.height = (w - bw) // 2, 30, bw, bh
             self.bar.x, self.bar.y = (w - bw) // 2 + 2, 32
             self.bar.width, self.bar.height = max((bw - 4) * game.charge, 1), bh - 4
-        self.batch.draw()
+        if not game.show_help:      # the help covers the screen: the HUD would show through its edges
+            self.batch.draw()
         if game.show_help:
             self.help_back.x, self.help_back.y = w * 0.05, h * 0.05
             self.help_back.width, self.help_back.height = w * 0.9, h * 0.9
+            self.fit_help(w, h)
             self.help_text.x, self.help_text.y = w * 0.08, h / 2
             self.help_batch.draw()
+
+    def fit_help(self, w: int, h: int) -> None:
+        """Lay the help text out inside its panel (0.84 w by 0.86 h): descriptions wrapped to the
+        panel's width, the font made smaller when the lines would not fit its height."""
+        if self._help_fit == (w, h):
+            return
+        self._help_fit = (w, h)
+        label = self.help_text
+        label.font_size = HELP_FONT
+        for _ in range(6):
+            label.text = "M" * 100
+            char_w = max(label.content_width / 100.0, 1.0)
+            label.text = "\n".join(["Controls", ""] + help_lines(int(0.84 * w / char_w)))
+            if label.content_height <= 0.86 * h or label.font_size <= HELP_FONT_MIN:
+                break
+            label.font_size = max(HELP_FONT_MIN, label.font_size * 0.86 * h / label.content_height)

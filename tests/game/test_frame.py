@@ -116,3 +116,21 @@ def test_marker_arc_dye_barriers_and_preparing_screen_are_drawn(window, small_le
     assert (np.abs(prep - np.array([15, 23, 33])).sum(axis=2) < 12).mean() > 0.6   # the background
     assert (prep[..., 2] > 200).any()                                             # the bar
     game.sim.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 450), (640, 360)])
+def test_the_help_fits_inside_its_panel(window, size):
+    """F1's text lies inside its panel (0.84 of the width, 0.86 of the height from the middle): the
+    descriptions wrap under themselves, and a short window gets a smaller font; every control is
+    still listed."""
+    from game.controls import CONTROLS
+    from game.hud import HudOverlay
+    w, h = size
+    hud = HudOverlay()
+    hud.fit_help(w, h)
+    label = hud.help_text
+    assert label.content_width <= 0.84 * w + 2 and label.content_height <= 0.86 * h + 2, (
+        label.content_width, label.content_height, label.font_size)
+    text = label.text
+    assert all(c.label in text for c in CONTROLS)
+    assert " ".join(text.split()).count("hold longer for a faster, flatter throw") == 1
