@@ -978,8 +978,9 @@ class Renderer:
             scale = min(1.0, width / 640.0)        # a legend keeps to a third of a small frame
             lw, lh = self._legend[0] * scale, self._legend[1] * scale
             m = 8 * scale
-            x0, y1 = -1.0 + 2.0 * m / width, 1.0 - 2.0 * m / height        # top left corner
-            rect = (x0, y1 - 2.0 * lh / height, x0 + 2.0 * lw / width, y1)
+            # top right corner: the game's HUD text holds the top left
+            x1, y1 = 1.0 - 2.0 * m / width, 1.0 - 2.0 * m / height
+            rect = (x1 - 2.0 * lw / width, y1 - 2.0 * lh / height, x1, y1)
             self.legend_tex.bind(UNIT["overlay_image"])
             with st.OVERLAY, self.programs["overlay"] as p:
                 p["rect"] = rect
