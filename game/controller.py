@@ -138,7 +138,9 @@ class Game(Throwing, Tools, Input):
         eta = self.sim.water.eta
         self.surface_y = float(eta[wet].mean()) if wet.any() else float(self.sim.level.water.level)
         self.rng = np.random.default_rng(self.sim.level.seed + 1)   # the game's own: rain positions
-        self.start_volume = self.sim.total_water()
+        # the water at the level's start: what is here less what declared sources and outflows have
+        # added since (source_volume, restored with a save), so F9 keeps counting from the start
+        self.start_volume = self.sim.total_water() - self.sim.water.source_volume
         self.accumulator = 0.0
         self.pending_steps = 0
         self.error = None

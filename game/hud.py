@@ -108,7 +108,8 @@ def dev_lines(game: "Game") -> list[str]:
     lines.append(f"bodies {sum(c.values())}: bottles {c.get('bottle', 0)}, shards {c.get('shard', 0)}"
                  f" (cap {sim.level.physics.max_shards}), props {c.get('prop', 0)}")
     vol = sim.total_water()
-    lines.append(f"water {vol:.4f} m^3 ({(vol - game.start_volume) * 1e3:+.2f} L since start)"
+    litres = round((vol - game.start_volume) * 1e3, 2) + 0.0        # + 0.0: no "-0.00"
+    lines.append(f"water {vol:.4f} m^3 ({litres:+.2f} L since start)"
                  + (f", raining ({game.rain_left})" if game.rain_left else ""))
     try:
         n_tr = len(sim.get_system("Tracers").xz)  # type: ignore[attr-defined]

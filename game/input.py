@@ -59,7 +59,12 @@ class Input(GameHost):
             self.show_dev = not self.show_dev
         elif action == "mute":
             self.sound.muted = not self.sound.muted
-            self.notice("sound off (M turns it on)" if self.sound.muted else "sound on")
+            silent = getattr(self.sound.player, "reason", None)
+            if silent is not None:
+                why = f" ({silent})" if silent else ""
+                self.notice(f"no sound here{why}: M has nothing to {'mute' if self.sound.muted else 'unmute'}")
+            else:
+                self.notice("sound off (M turns it on)" if self.sound.muted else "sound on")
         elif action == "home":
             self.home()
             self.notice("camera: home")

@@ -131,7 +131,11 @@ class Player(Protocol):
 
 
 class Silent:
-    """The player headless, in CI, or without an audio device: records nothing, plays nothing."""
+    """The player headless, in CI, or without an audio device: records nothing, plays nothing.
+    `reason` says why, for the player who presses M."""
+
+    def __init__(self, reason: str = "") -> None:
+        self.reason = reason
 
     def play(self, name: str, volume: float) -> None:
         pass
@@ -186,15 +190,18 @@ def silent_reason() -> str | None:
 
 def default_player() -> Player:
     """pyglet.media in a real session; Silent when headless, in CI, or when no audio driver works."""
-    if silent_reason() is not None:
-        return Silent()
+    reason = silent_reason()
+    if reason is not None:
+        return Silent(reason)
     try:
         import pyglet.media
-        if pyglet.media.get_audio_driver() is None:
-            return Silent()
+        driver = pyglet.media.get_audio_driver()
+        # pyglet falls back to its SilentDriver when no audio device opens: it plays nothing
+        if driver is None or type(driver).__name__ == "SilentDriver":
+            return Silent("no audio device")
         return PygletPlayer(make_bank())
-    except Exception:            # noqa: BLE001 - no audio device is no reason to stop the game
-        return Silent()
+    except Exception as exc:     # noqa: BLE001 - no audio device is no reason to stop the game
+        return Silent(f"the audio device failed: {type(exc).__name__}")
 
 
 class SoundEvents:

@@ -283,3 +283,24 @@ def test_a_save_from_before_fall_off_loads(tmp_path):
     assert a.fingerprint() == b.fingerprint()
     for s in (sim, a, b):
         s.close()
+
+
+def test_the_water_since_start_counts_on_through_a_quick_load(game):
+    """F3's "water ... L since start" is what declared sources (rain here) added since the level
+    started: a quick load restores that count with the state instead of starting it again at 0,
+    and a count that rounds to zero reads +0.00, never -0.00."""
+    from game.hud import dev_lines
+
+    def since() -> str:
+        line = next(x for x in dev_lines(game) if x.startswith("water "))
+        return line.split("(")[1].split(" L since start")[0]
+
+    assert since() == "+0.00"
+    game.on_key_press(KEY_SYMBOLS["T"], 0)
+    for _ in range(40):
+        game.update(0.05)
+    before = since()
+    assert float(before) > 0.0
+    game.on_key_press(KEY_SYMBOLS["F5"], 0)
+    game.on_key_press(KEY_SYMBOLS["F9"], 0)
+    assert since() == before

@@ -147,3 +147,24 @@ def test_a_break_plays_in_slow_motion_and_nudges_the_camera_but_never_moves_it(s
     game.clock.t += 1.0
     assert np.linalg.norm(game.camera_nudge()) == 0.0 and game.camera.target == target
     game.sim.close()
+
+
+def test_no_audio_device_is_silent_and_m_says_so(monkeypatch, small_level, tmp_path):
+    """pyglet falls back to its SilentDriver when no audio device opens: the game treats that as
+    silence (Silent, "no audio device"), and M says there is no sound rather than "sound on"."""
+    import pyglet.media
+    for name in ("PYGLET_HEADLESS", "CI", "BOTTLES_MUTE"):
+        monkeypatch.setenv(name, "")
+
+    class SilentDriver:
+        pass
+    monkeypatch.setattr(pyglet.media, "get_audio_driver", lambda: SilentDriver())
+    player = sound.default_player()
+    assert isinstance(player, sound.Silent) and player.reason == "no audio device"
+    game = _game(small_level, tmp_path, player)
+    game.on_key_press(KEY_SYMBOLS["M"], 0)
+    said = " ".join(game.current_messages())
+    assert "no sound here (no audio device)" in said and "sound on" not in said
+    game.on_key_press(KEY_SYMBOLS["M"], 0)
+    assert "sound on" not in " ".join(game.current_messages())
+    game.sim.close()
