@@ -35,6 +35,7 @@ class Barriers:
         self.mask = np.zeros((nz, nx), bool)
         self.original_bed = np.zeros((nz, nx))
         self.version = 0            # bumps on every change (the renderer rebuilds the pool mesh)
+        self.stroke_top: float | None = None   # one drag's barrier height, fixed when it begins
 
     def _register(self, change) -> None:
         """Tell the engine's solid columns (engine/blocking.py) about the change, so that the bed they
@@ -51,6 +52,14 @@ class Barriers:
         eta = (water.read("bed") + water.read("h"))[~self.mask]
         wall = float(self.sim.level.pool.wall_height)
         return min(float(eta.max()) + CLEARANCE if eta.size else wall, wall)
+
+    def begin_stroke(self) -> None:
+        """A drag begins: every segment it draws gets the height `top()` has now, so the waves the
+        first segments make do not raise the later ones."""
+        self.stroke_top = self.top()
+
+    def end_stroke(self) -> None:
+        self.stroke_top = None
 
     def cells_along(self, a: tuple[float, float], b: tuple[float, float], radius: float) -> NDArray[np.bool_]:
         """Cells whose centres lie within `radius` of the segment a-b (x, z in m)."""
@@ -75,7 +84,7 @@ class Barriers:
         if not new.any():
             return 0
         water = self.sim.water
-        top = self.top()
+        top = self.stroke_top if self.stroke_top is not None else self.top()
         bed_now = water.read("bed")
         new &= bed_now < top                           # already higher (an obstacle): leave it
         if not new.any():

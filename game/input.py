@@ -109,6 +109,7 @@ class Input(GameHost):
             self.charge_time = 0.0
         elif action == "barrier":
             self._barrier_last = self._floor_point(x, y)
+            self.barriers.begin_stroke()
             if self._barrier_last is not None:
                 self.barriers.draw_segment(self._barrier_last, self._barrier_last)
         elif action == "grab":
@@ -155,6 +156,7 @@ class Input(GameHost):
             self._push_last = None
         elif action == "barrier":
             self._barrier_last = None
+            self.barriers.end_stroke()
         elif action == "grab":
             self._grab = None
 
