@@ -72,6 +72,12 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
             p = getattr(ob, end)
             if p is not None and not _inside(p[0], p[1], size):
                 out.append((f"{key}.{end}", f"({p[0]:g}, {p[1]:g}) is outside the pool"))
+        if ob.kind == "ledge" and ob.width is not None and ob.side is not None:
+            across = sx if ob.side in ("x_min", "x_max") else sz
+            if ob.width >= across:
+                out.append((f"{key}.width", f"{ob.width:g} m reaches across the whole pool ({across:g} m from "
+                            f"side {ob.side}); a ledge is a shelf along its wall: make it narrower"))
+                continue
         if ob.kind == "ledge" and ob.span is not None and ob.span[1] > _side_length(ob.side, size) + 1e-9:
             out.append((f"{key}.span", f"ends at {ob.span[1]:g} m, beyond side {ob.side} "
                         f"({_side_length(ob.side, size):g} m long)"))
@@ -137,8 +143,12 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
         for section, items, cap in (("bottle", level.bottles, "max_bottles"), ("object", level.objects, "max_props")):
             limit = getattr(phys, cap, None)
             if limit is not None and len(items) > limit:
-                out.append((f"{section}[{limit}]", f"{len(items)} [[{section}]] tables; physics.{cap} is {limit} "
-                            f"(raise it, within its range, or place fewer)"))
+                import dataclasses
+                top = next(f.metadata.get("max") for f in dataclasses.fields(phys) if f.name == cap)
+                fix = (f"place at most {limit}" if top is not None and limit >= top
+                       else f"raise it (at most {top}) or place fewer")
+                out.append((f"{section}[{limit}]", f"{len(items)} [[{section}]] tables; physics.{cap} is {limit}: "
+                            f"{fix}"))
     if len(level.throwables) > MAX_THROWABLES:
         out.append((f"throwable[{MAX_THROWABLES}]", f"{len(level.throwables)} [[throwable]] tables; the game's keys "
                     f"1-{MAX_THROWABLES} pick at most {MAX_THROWABLES} (offer fewer)"))
@@ -160,6 +170,12 @@ def bottle_model_problem(name: str) -> str | None:
     from engine.meshes import load_bottle_set
     if not re.fullmatch(r"[A-Za-z0-9_\-]{1,64}", name):
         return f'"{name[:60]}" is not a bottle model name (letters, digits, "_" and "-": a set in content/models/)'
+    from engine.paths import MODELS
+    if not (MODELS / f"{name}.json").is_file():
+        sets = sorted(p.stem for p in MODELS.glob("*.json"))
+        also = (f'; "{name}" is a model for an [[object]] or an object [[throwable]]'
+                if (MODELS / f"{name}.obj").is_file() else "")
+        return f'no bottle model "{name}": the bottle models are {", ".join(sets)}{also}'
     try:
         load_bottle_set(name)
     except Exception as exc:   # missing or broken files: say which and why
@@ -245,10 +261,15 @@ def check_start_poses(level: "Level") -> list[Problem]:
     problem."""
     from scipy.spatial import ConvexHull, QhullError
     from engine.terrain import build_bed, outside_walls
+    import dataclasses
+    out: list[Problem] = []
+    terrain = build_bed(dataclasses.replace(level, obstacles=()))
+    if float(terrain.max()) > level.pool.wall_height:
+        out.append(("terrain", f"rises to {float(terrain.max()):.3g} m, above the walls' top "
+                    f"({level.pool.wall_height:g} m): raise pool.wall_height or lower the terrain"))
     bodies = _start_meshes(level)
     if not bodies:
-        return []
-    out: list[Problem] = []
+        return out
     sx, sz = level.pool.size
     dx = level.pool.cell
     bed = build_bed(level)

@@ -37,8 +37,11 @@ def spec(kind: str, *, default: Any = MISSING, min: float | None = None, max: fl
 
 
 def _fmt(v: Any) -> str:
+    """A value as the TOML file spells it (true, not True)."""
     if isinstance(v, str):
         return f'"{v}"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
     return repr(v)
 
 

@@ -159,6 +159,10 @@ def load_level(path: str | Path) -> Level:
     except FileNotFoundError:
         raise LevelError([(str(p), 0, "", f"no such level file{suggest_level(p)} "
                                           "(try `bottles levels` for the bundled ones)")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LevelError([(str(p), 0, "", f"cannot read: {exc}")]) from None
+    except UnicodeDecodeError as exc:
+        line = p.read_bytes()[:exc.start].count(b"\n") + 1
+        raise LevelError([(str(p), line, "", f"is not UTF-8 text (byte {exc.start}: {exc.reason}); a level is a TOML "
+                                             "text file: save it as UTF-8, or check that this is the level you meant")]) from None
+    except OSError as exc:
+        raise LevelError([(str(p), 0, "", f"cannot read: {exc.strerror or exc}")]) from None
     return parse_level(text, p)

@@ -379,8 +379,8 @@ class Level:
             cx, cz = bump.center
             if not (0.0 <= cx <= sx and 0.0 <= cz <= sz):
                 out.append((f"water.bump[{j}].center", f"({cx:g}, {cz:g}) is outside the pool"))
-        if pool_ok and ok("camera") and ok("pool.wall_height") and ok("water.level"):
-            out.extend(self._camera_problems())
+        if pool_ok and ok("camera") and ok("pool.wall_height") and ok("water.level") and self.camera != CameraSpec():
+            out.extend(self._camera_problems())     # the view the author chose (the default fits the pool)
         goal = self.goal
         if goal is not None and ok("goal"):
             n = len(self.bottles)

@@ -149,7 +149,7 @@ def test_a_model_is_refused_by_its_size_and_triangle_count_before_it_is_read(tmp
 
 def test_a_bottle_model_is_checked_when_the_level_loads(tmp_path):
     extra = '\n[[bottle]]\nposition = [2.0, 1.0, 1.5]\nmodel = "no_such_bottle"\n'
-    _problem(_level(tmp_path, extra), r"bottle\[\d+\]\.model: bottle model \"no_such_bottle\" cannot be loaded")
+    _problem(_level(tmp_path, extra), r"bottle\[\d+\]\.model: no bottle model \"no_such_bottle\": the bottle models are bottle")
     extra = '\n[[bottle]]\nposition = [2.0, 1.0, 1.5]\nmodel = "../../etc/passwd"\n'
     _problem(_level(tmp_path, extra), r"is not a bottle model name")
 

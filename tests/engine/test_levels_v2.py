@@ -391,3 +391,28 @@ def test_a_start_view_that_would_show_nothing_is_refused(camera, key, words):
 def test_start_views_over_the_pool_load():
     for camera in ("", "distance = 4.0\npitch = 60.0", "target = [-2.0, 1.5, 0.5]\ndistance = 1.0\npitch = 10.0"):
         parse_level(POOL + "[camera]\n" + camera + "\n")
+
+
+@pytest.mark.parametrize("text, key, words", [
+    ('[terrain]\nkind = "flat"\nheight = 1.2\n', "terrain", "above the walls' top (1 m)"),
+    ('[[obstacle]]\nkind = "ledge"\nside = "x_min"\nwidth = 2.5\nheight = 0.2\n', "obstacle[0].width",
+     "reaches across the whole pool (2 m from side x_min)"),
+    ('[[bottle]]\nposition = [1.0, 0.5, 0.5]\nmodel = "crate"\n', "bottle[0].model",
+     '"crate" is a model for an [[object]]'),
+    ('[[bottle]]\nposition = [1.0, 0.5, 0.5]\nfill = true\n', "bottle[0].fill", "(got true)"),
+    ("[physics]\nmax_bottles = 200\n" + '[[bottle]]\nposition = [1.0, 0.5, 0.5]\n' * 201, "bottle[200]",
+     "physics.max_bottles is 200: place at most 200"),
+])
+def test_level_geometry_and_messages_a_newcomer_can_act_on(text, key, words):
+    got = problems(POOL + text)
+    assert [k for _, k, _ in got] == [key] and words in got[0][2], got
+
+
+def test_a_level_file_that_is_not_text_says_so_with_its_line(tmp_path):
+    from engine.levels import load_level
+    bad = tmp_path / "junk.toml"
+    bad.write_bytes(b"[pool]\nsize = [2.0, 1.0]\n\xa4\xff\x00junk\n")
+    with pytest.raises(LevelError) as info:
+        load_level(bad)
+    (_, line, _, msg), = info.value.problems
+    assert line == 3 and "is not UTF-8 text" in msg and "save it as UTF-8" in msg
