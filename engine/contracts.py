@@ -137,8 +137,10 @@ def violations(usage: dict[type, Usage]) -> list[str]:
     for cls, use in usage.items():
         name = cls.__name__
         reads, writes, emits = (getattr(cls, a, None) for a in ("READS", "WRITES", "EMITS"))
-        if reads is None or writes is None or emits is None:
-            out.append(f"{name} does not declare READS, WRITES and EMITS")
+        missing = [a for a, v in (("READS", reads), ("WRITES", writes), ("EMITS", emits)) if v is None]
+        if missing:
+            names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+            out.append(f"{name} does not declare {names} (a tuple each; () when it has none)")
             continue
         for e in sorted(map(label, use.reads - reads - writes)):
             out.append(f"{name} reads {e} but does not declare it in READS")

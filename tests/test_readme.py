@@ -114,3 +114,7 @@ def test_the_small_mod_loads_and_runs(tmp_path):
     sim.step(9)
     assert sim.water.u[:, 1:-1].mean() > 0.0
     assert not sim.failures
+    from engine.contracts import Recorder                         # the README's own check of a mod's system
+    with Recorder(sim) as rec:
+        sim.step(3)
+    assert [v for v in rec.violations() if v.startswith("Breeze")] == []
