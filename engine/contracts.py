@@ -142,6 +142,7 @@ def violations(usage: dict[type, Usage]) -> list[str]:
             names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
             out.append(f"{name} does not declare {names} (a tuple each; () when it has none)")
             continue
+        assert reads is not None and writes is not None and emits is not None
         for e in sorted(map(label, use.reads - reads - writes)):
             out.append(f"{name} reads {e} but does not declare it in READS")
         for e in sorted(map(label, use.writes - writes)):
