@@ -16,7 +16,7 @@ from engine.paths import MODELS
 
 
 MAX_IMAGE_BYTES = 32 * 2**20     # a heightmap file on disk
-MAX_PIXELS = 2048 * 2048         # a heightmap's pixels, read from its header before it is decoded
+MAX_SIDE = 2048                  # a heightmap's width and height at most, read from its header before decoding
 MAX_MODEL_BYTES = 32 * 2**20     # an OBJ file on disk
 MAX_TRIANGLES = 200_000          # an OBJ model's triangles (polygons fanned)
 
@@ -75,9 +75,9 @@ def read_heightmap(path: Path) -> NDArray[np.float64]:
     try:
         with Image.open(path) as img:   # reads the header only: the size is known before decoding
             w, h = img.size
-            if w * h > MAX_PIXELS:
-                raise ResourceError(f"image {path} is {w} x {h} pixels; a heightmap has at most {MAX_PIXELS} "
-                                    "pixels (the pool's grid is far coarser: scale it down)")
+            if w > MAX_SIDE or h > MAX_SIDE:
+                raise ResourceError(f"image {path} is {w} x {h} pixels; a heightmap is at most {MAX_SIDE} x "
+                                    f"{MAX_SIDE} (the pool's grid is far coarser: scale it down)")
             mode = img.mode
             if mode in ("I;16", "I;16B", "I;16L", "I"):
                 data = np.asarray(img, dtype=np.float64)

@@ -117,6 +117,10 @@ def test_images_are_refused_by_their_pixel_count_before_decoding(tmp_path):
     assert img.stat().st_size < 200_000
     with pytest.raises(resources.ResourceError, match="5000 x 5000 pixels"):
         resources.read_heightmap(img)
+    thin = tmp_path / "thin.png"                 # fewer pixels than 2048 x 2048, but one side past 2048
+    Image.new("1", (60000, 2)).save(thin)
+    with pytest.raises(resources.ResourceError, match="60000 x 2 pixels; a heightmap is at most 2048 x 2048"):
+        resources.read_heightmap(thin)
 
 
 @pytest.mark.parametrize("body, pattern", [
