@@ -503,6 +503,12 @@ class Renderer:
         self._resolved = False
 
     def upload_water(self) -> None:
+        """See `_upload_water`. A state the simulation stopped on with NaN in it (a mod wrote it;
+        the game says so and pauses) still draws: its casts to bytes are not warned about again."""
+        with np.errstate(invalid="ignore"):
+            self._upload_water()
+
+    def _upload_water(self) -> None:
         """Copy the water state into two textures (one upload each, no per-vertex Python loop).
 
         `water`: eta, h and the surface gradient (for normals); `water_extra`: foam and the caustic
@@ -691,8 +697,9 @@ class Renderer:
         # water's refracted reads are clamped into it (scene_box, in texture coordinates)
         lx, lz = self.pool_size
         eta = self.water_data[..., 0]
-        self._water_box = bounds_box(u["view_projection"], (0.0, float(eta.min()), 0.0),
-                                     (lx, float(eta.max()), lz), *self.render_size)
+        finite = eta[np.isfinite(eta)]      # (a stopped state with NaN in it still draws)
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+        self._water_box = bounds_box(u["view_projection"], (0.0, lo, 0.0), (lx, hi, lz), *self.render_size)
         x, y, bw, bh = self._water_box
         rw, rh = self.render_size
         u["scene_box"] = (max((x + 0.5) / rw, 0.001), max((y + 0.5) / rh, 0.001),

@@ -250,3 +250,15 @@ def test_a_renderer_moved_to_a_new_simulation_draws_its_models_not_the_old_ones(
         r.attach(sim)
         crates.close()
     assert np.abs(got - want).mean() < 1.0, np.abs(got - want).mean()
+
+
+def test_a_state_with_nan_in_the_water_still_draws_without_warnings(scene):
+    """The game pauses on a state a mod wrote NaN into and keeps drawing it, with its message: the
+    frame draws, with no GL error, no exception and no numpy warning about the casts."""
+    import warnings
+    sim, r, cam = scene()
+    sim.water.h[3, 4] = float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        img = frame(r, cam)
+    assert img.std() > 5.0                                     # a picture, not a blank
