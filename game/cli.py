@@ -142,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--size", default="640x360", help="frame size WxH")
     rec.add_argument("--throw", action="append", default=[], metavar="T:X,Y,Z:VX,VY,VZ[:KIND]",
                      help="a timed throw (repeatable): at T s from X,Y,Z (m, inside the pool's walls or "
-                          "over its deck) at VX,VY,VZ (m/s); KIND is bottle (default), box, sphere, "
-                          "cylinder, a model in content/models/ (ball, crate) or a path to an .obj")
+                          "over its deck) at VX,VY,VZ (m/s); KIND is bottle (default), a name from the level's "
+                          "[[throwable]] list, box, sphere, cylinder, a model in content/models/ (ball, "
+                          "crate) or a path to an .obj")
     rec.add_argument("--script", default=None, help="TOML file of timed throws")
     rec.add_argument("--debug", default=None, choices=["depth", "velocity", "divergence", "vorticity", "bounds"],
                      help="debug view")

@@ -16,8 +16,9 @@ a `--script` TOML file:
     position = [1.0, 1.2, 1.5]    # m
     velocity = [3.0, 1.0, 0.0]    # m/s
     angular_velocity = [0, 0, 8]  # rad/s (optional)
-    kind = "bottle"               # bottle (default), a built-in shape (box, sphere, cylinder), a
-                                  # model in content/models/ (ball, crate) or a path to an .obj file
+    kind = "bottle"               # bottle (default), the name of one of the level's [[throwable]]s,
+                                  # a built-in shape (box, sphere, cylinder), a model in
+                                  # content/models/ (ball, crate) or a path to an .obj file
     fill = 0.3                    # bottles only (optional)
 
 Every throw is checked before anything is drawn (`check_throws`): its kind, finite numbers, a time
@@ -209,10 +210,10 @@ def throw_kinds() -> list[str]:
     return ["bottle", *SHAPES, *sorted(p.stem for p in MODELS.glob("*.obj") if p.stem not in sets)]
 
 
-def _kind_problem(kind: str) -> str | None:
-    """Why a throw cannot be of `kind` (None when it can)."""
+def _kind_problem(kind: str, named: tuple[str, ...] = ()) -> str | None:
+    """Why a throw cannot be of `kind` (None when it can); `named`: the level's throwables."""
     import difflib
-    kinds = throw_kinds()
+    kinds = [*named, *throw_kinds()]
     if kind in kinds:
         return None
     if kind.endswith(".obj"):            # read as spawn_body reads it: one closed mesh
@@ -246,9 +247,10 @@ def check_throws(throws: list[Throw], level: Any, seconds: float = float("inf"))
     extent = (f"start inside its walls (x 0 to {sx:g}, z 0 to {sz:g} m) at y >= 0 (the floor), or over its "
               f"{DECK:g} m deck (x {-DECK:g} to {sx + DECK:g}, z {-DECK:g} to {sz + DECK:g} m) at y >= {top:g} m "
               "(the deck's top)")
+    named = tuple(t.name for t in level.throwables)
     for th in throws:
         where = th.origin or "a throw"
-        problem = _kind_problem(th.kind)
+        problem = _kind_problem(th.kind, named)
         if problem is not None:
             raise RecordError(f"{where}: {problem}")
         if not (np.isfinite(th.t) and th.t >= 0.0):
@@ -286,7 +288,18 @@ def check_length(seconds: float, fps: float, width: int, height: int, kind: str)
 
 
 def apply_throw(sim: Any, th: Throw) -> int:
-    """Spawn one thrown body."""
+    """Spawn one thrown body: a kind of throw_kinds() or an .obj path, else one of the level's
+    [[throwable]]s by its name (as its key in the game throws it: fill, seal, model, material)."""
+    builtin = th.kind in throw_kinds() or th.kind.endswith(".obj")     # keeps its meaning
+    spec = None if builtin else next((t for t in sim.level.throwables if t.name == th.kind), None)
+    if spec is not None and spec.kind == "object":
+        from engine.levels.setup import body_arguments
+        kw = body_arguments(sim.level, spec)
+        kw.update(position=th.position, velocity=th.velocity, angular_velocity=th.angular_velocity)
+        return sim.spawn_body(**kw)
+    if spec is not None:
+        return sim.spawn_bottle(th.position, th.velocity, th.angular_velocity, fill=spec.fill or 0.0,
+                                sealed=True if spec.sealed is None else spec.sealed, model=spec.model_name)
     if th.kind == "bottle":
         return sim.spawn_bottle(th.position, th.velocity, th.angular_velocity, fill=th.fill)
     return sim.spawn_body(th.kind, position=th.position, velocity=th.velocity, angular_velocity=th.angular_velocity)

@@ -129,3 +129,27 @@ def test_out_in_a_folder_that_cannot_be_written_is_refused_before_drawing(capsys
     assert "cannot write in '/proc'" in line and "choose a folder you can write to" in line
     line = _refused(capsys, ["calm_pool", "--seconds", "0.1", "--out", "/proc/self/"])
     assert "cannot write in" in line
+
+
+def test_a_throw_may_name_one_of_the_levels_throwables(tmp_path):
+    """`--throw ...:NAME` throws the level's [[throwable]] of that name as its key does in the game:
+    harbour's "full bottle" holds its water, "open bottle" is unsealed; a name that is neither a
+    throwable of the level nor a kind is refused and the level's names are offered."""
+    from engine.world import Simulation
+    level = load_level("harbour")
+    throws = [rec.Throw(0.0, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), name) for name in ("full bottle", "open bottle")]
+    rec.check_throws(throws, level)
+    sim = Simulation(level)
+    try:
+        import esper
+        from engine.components import Bottle
+        full, opened = (rec.apply_throw(sim, th) for th in throws)
+        slot = sim.body(full).slot
+        assert sim.body_store.held_water[slot] == pytest.approx(sim.body_store.inner_volume[slot])
+        with sim._context():
+            assert esper.component_for_entity(full, Bottle).sealed
+            assert not esper.component_for_entity(opened, Bottle).sealed
+    finally:
+        sim.close()
+    with pytest.raises(rec.RecordError, match='"full bottle"'):
+        rec.check_throws([rec.Throw(0.0, (1.0, 1.0, 1.0), (0.0, 0.0, 0.0), "ful bottle")], level)
