@@ -115,11 +115,10 @@ class Scene:
 
     def first_hit(self, pts: NDArray[np.float64], radius: float = 0.0) -> int:
         """Index of the first point of a polyline where a body of `radius` meets the scene (see
-        `solid`), after the points it starts in contact at, if any; -1 when it never does."""
+        `solid`), or -1. A body (radius > 0) may start within its radius of the deck under the
+        hand: the contact it starts in does not count, only the next one."""
         hit = self.solid(pts, radius)
-        start = int(np.argmin(hit)) if hit[0] else 0     # leave a contact the polyline starts in
-        if hit[0] and hit.all():
-            return -1
+        start = int(np.argmin(hit)) if radius > 0.0 and hit[0] else 0
         idx = np.nonzero(hit[start:])[0]
         return int(idx[0]) + start if len(idx) else -1
 

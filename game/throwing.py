@@ -41,22 +41,11 @@ _RADII: dict[tuple, float] = {}
 def bounding_radius(item: Throwable, sim: Simulation) -> float:
     """How far the thrown body reaches from its centre of mass (its model's bounding radius), m:
     what a throw's arc must clear, as the body tumbles end over end in flight."""
-    from engine import bodies as bd
+    from engine.levels.setup import bottle_shape, object_shape
     key: tuple = (item.model, item.fill) if item.obj is None else (repr(item.obj), str(sim.level.path))
     if key not in _RADII:
-        store = bd.BodyStore(capacity=1)
-        phys = sim.level.physics
-        if item.obj is None:
-            from engine.meshes import load_bottle_set
-            bs = load_bottle_set(item.model)
-            mid, _, _ = bd.bottle_model(store, bs, item.fill * bs.inner_volume, phys.glass_density,
-                                        phys.water_density)
-        else:
-            from engine.levels.setup import body_arguments
-            kw = body_arguments(sim.level, item.obj)
-            mid, _ = bd.shape_model(store, kw["model"], 1.0, size=kw.get("size"), radius=kw.get("radius"),
-                                    scale=kw.get("scale", 1.0))
-        _RADII[key] = float(store.models[mid].radius)
+        model = bottle_shape(sim.level, item.model, item.fill) if item.obj is None else object_shape(sim.level, item.obj)
+        _RADII[key] = float(model.radius)
     return _RADII[key]
 
 

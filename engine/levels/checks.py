@@ -6,6 +6,7 @@ stands in for the bad value. Missing images and models come in the same list as 
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
@@ -143,7 +144,6 @@ def check_contents(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
         for section, items, cap in (("bottle", level.bottles, "max_bottles"), ("object", level.objects, "max_props")):
             limit = getattr(phys, cap, None)
             if limit is not None and len(items) > limit:
-                import dataclasses
                 top = next(f.metadata.get("max") for f in dataclasses.fields(phys) if f.name == cap)
                 fix = (f"place at most {limit}" if top is not None and limit >= top
                        else f"raise it (at most {top}) or place fewer")
@@ -221,35 +221,18 @@ def check_files(level: "Level", bad: Iterable[str] = ()) -> list[Problem]:
 START_TOLERANCE = 0.005   # m: how far a body placed at t = 0 may reach into the bed, a wall or another body
 
 
-def _rotation(q: tuple[float, float, float, float]) -> np.ndarray:
-    """The rotation matrix of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
 def _start_meshes(level: "Level") -> list[tuple[str, np.ndarray]]:
     """(key, world vertices) of every body the level places at t = 0, as the simulation builds
-    them (engine.bodies: the same models, centre of mass at `position`)."""
-    from engine import bodies as bd
-    from engine.levels.setup import body_arguments
-    from engine.meshes import load_bottle_set
-    store = bd.BodyStore(capacity=1)
-    phys = level.physics
+    them (engine.levels.setup: the same models, centre of mass at `position`)."""
+    from engine.kernels.rigid import quat_to_matrix
+    from engine.levels.setup import bottle_shape, object_shape
     out = []
     for j, b in enumerate(level.bottles):
-        bs = load_bottle_set(b.model or "bottle")
-        mid, _, _ = bd.bottle_model(store, bs, float(b.fill) * bs.inner_volume, phys.glass_density,
-                                    phys.water_density)
-        v = store.models[mid].vertices
-        out.append((f"bottle[{j}]", v @ _rotation(b.orientation).T + np.asarray(b.position, float)))
+        v = bottle_shape(level, b.model or "bottle", b.fill).vertices
+        out.append((f"bottle[{j}]", v @ quat_to_matrix(np.asarray(b.orientation, float)).T + np.asarray(b.position)))
     for j, ob in enumerate(level.objects):
-        kw = body_arguments(level, ob)
-        mid, _ = bd.shape_model(store, kw["model"], 1.0, size=kw.get("size"), radius=kw.get("radius"),
-                                scale=kw.get("scale", 1.0))
-        v = store.models[mid].vertices
-        out.append((f"object[{j}]", v @ _rotation(ob.orientation).T + np.asarray(ob.position, float)))
+        v = object_shape(level, ob).vertices
+        out.append((f"object[{j}]", v @ quat_to_matrix(np.asarray(ob.orientation, float)).T + np.asarray(ob.position)))
     return out
 
 
@@ -260,8 +243,8 @@ def check_start_poses(level: "Level") -> list[Problem]:
     two hulls turned across each other can read a little deep). Run on a level with no other
     problem."""
     from scipy.spatial import ConvexHull, QhullError
+
     from engine.terrain import build_bed, outside_walls
-    import dataclasses
     out: list[Problem] = []
     terrain = build_bed(dataclasses.replace(level, obstacles=()))
     if float(terrain.max()) > level.pool.wall_height:

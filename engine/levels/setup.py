@@ -9,6 +9,7 @@ from engine.levels.features import MATERIALS, MaterialSpec
 
 if TYPE_CHECKING:
     from engine.levels.schema import Level
+    from engine.meshes import Model
     from engine.world import Simulation
 
 
@@ -71,6 +72,28 @@ def body_arguments(level: "Level", spec: Any) -> dict[str, Any]:
         path = find_model(spec.model, level.path, confine=False)
         kw["model"] = str(path) if path is not None else spec.model
     return kw
+
+
+def bottle_shape(level: "Level", model: str, fill: float) -> "Model":
+    """The body model (body frame: centre of mass at the origin) a bottle of `model` holding
+    `fill` of its inner volume gets in `level`, as Simulation.spawn_bottle builds it."""
+    from engine import bodies as bd
+    from engine.meshes import load_bottle_set
+    store = bd.BodyStore(capacity=1)
+    bs = load_bottle_set(model)
+    mid, _, _ = bd.bottle_model(store, bs, float(fill) * bs.inner_volume, level.physics.glass_density,
+                                level.physics.water_density)
+    return store.models[mid]
+
+
+def object_shape(level: "Level", spec: Any) -> "Model":
+    """The body model an [[object]] or object [[throwable]] gets in `level`, as spawn_body builds it."""
+    from engine import bodies as bd
+    store = bd.BodyStore(capacity=1)
+    kw = body_arguments(level, spec)
+    mid, _ = bd.shape_model(store, kw["model"], 1.0, size=kw.get("size"), radius=kw.get("radius"),
+                            scale=kw.get("scale", 1.0))
+    return store.models[mid]
 
 
 def spawn_objects(sim: "Simulation") -> list[int]:

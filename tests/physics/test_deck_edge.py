@@ -212,16 +212,12 @@ def test_a_bottle_broken_on_the_deck_spills_its_water_on_the_deck():
     assert sim.total_water() - sim.water.source_volume == pytest.approx(budget, abs=1e-12)
 
 
-def test_water_released_over_the_deck_flies_on_and_lands_in_the_pool_where_it_falls():
-    """Water leaving a bottle over the deck keeps its line of flight across the wall: a full bottle
-    moving at u = 3 m/s towards the pool, broken 1.2 m over the deck 0.2 m from the wall (shards
-    taken away), lets its water fall from y0 = 1.7 m onto the pool's surface at 0.3 m after
-    t = sqrt(2 (y0 - 0.3) / g), at x = -0.2 + u t (1.40 m). All of it lands in the pool, none on
-    the deck, centred there within one cell (5 cm)."""
-    sim = _sim()
-    y0, u = RIM + 1.2, 3.0
-    e = sim.spawn_bottle((-0.2, y0, 0.75), velocity=(u, 0.0, 0.0), fill=1.0)
-    held0 = float(sim.body_store.held_water[sim.body(e).slot])
+def _break_and_land(sim: Simulation, position, velocity) -> tuple[float, np.ndarray]:
+    """Break a full bottle at `position` moving at `velocity` (its shards taken away) and step
+    until its water has landed, and one step more; return the water it held, m^3, and the volume
+    the pool gained in each column of cells along x, m^3."""
+    e = sim.spawn_bottle(position, velocity=velocity, fill=1.0)
+    held = float(sim.body_store.held_water[sim.body(e).slot])
     for shard in sim.shatter(e):
         sim.remove_body(shard)
     h0 = sim.water.read("h").copy()
@@ -230,10 +226,20 @@ def test_water_released_over_the_deck_flies_on_and_lands_in_the_pool_where_it_fa
         sim.step(1)
         assert sim.time < 2.0, "the water never landed"
     sim.step(1)
+    return held, (sim.water.read("h") - h0).sum(axis=0) * sim.water.dx ** 2
+
+
+def test_water_released_over_the_deck_flies_on_and_lands_in_the_pool_where_it_falls():
+    """Water leaving a bottle over the deck keeps its line of flight across the wall: a full bottle
+    moving at u = 3 m/s towards the pool, broken 1.2 m over the deck 0.2 m from the wall (shards
+    taken away), lets its water fall from y0 = 1.7 m onto the pool's surface at 0.3 m after
+    t = sqrt(2 (y0 - 0.3) / g), at x = -0.2 + u t (1.40 m). All of it lands in the pool, none on
+    the deck, centred there within one cell (5 cm)."""
+    sim = _sim()
+    y0, u = RIM + 1.2, 3.0
+    held0, landed = _break_and_land(sim, (-0.2, y0, 0.75), (u, 0.0, 0.0))
     assert sim.water.source_volume == 0.0, "water landed on the deck"
-    dh = sim.water.read("h") - h0
-    x = (np.arange(dh.shape[1]) + 0.5) * sim.water.dx
-    landed = dh.sum(axis=0) * sim.water.dx ** 2
+    x = (np.arange(landed.size) + 0.5) * sim.water.dx
     assert landed.sum() == pytest.approx(held0, rel=1e-9)
     x_land = -0.2 + u * math.sqrt(2.0 * (y0 - 0.3) / sim.gravity)
     assert float((landed * x).sum() / landed.sum()) == pytest.approx(x_land, abs=0.05)
@@ -245,18 +251,8 @@ def test_water_thrown_at_a_walls_inner_face_runs_down_it_into_the_pool():
     wall x = 0 and moving at 3 m/s towards it, puts all its water into the pool (1e-9), within 10 cm
     of that wall, and none is counted out."""
     sim = _sim()
-    e = sim.spawn_bottle((0.05, RIM - 0.05, 0.75), velocity=(-3.0, 0.0, 0.0), fill=1.0)
-    held0 = float(sim.body_store.held_water[sim.body(e).slot])
-    for shard in sim.shatter(e):
-        sim.remove_body(shard)
-    h0 = sim.water.read("h").copy()
-    sim.step(1)
-    while sim.water_in_flight > 0.0:
-        sim.step(1)
-        assert sim.time < 2.0, "the water never landed"
+    held0, landed = _break_and_land(sim, (0.05, RIM - 0.05, 0.75), (-3.0, 0.0, 0.0))
     assert sim.water.source_volume == 0.0
-    dh = sim.water.read("h") - h0
-    landed = dh.sum(axis=0) * sim.water.dx ** 2
     assert landed.sum() == pytest.approx(held0, rel=1e-9)
-    x = (np.arange(dh.shape[1]) + 0.5) * sim.water.dx
+    x = (np.arange(landed.size) + 0.5) * sim.water.dx
     assert float((landed * x).sum() / landed.sum()) < 0.1
